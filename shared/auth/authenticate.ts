@@ -1,0 +1,46 @@
+import { ForbiddenError, UnauthorizedError } from '../http/errors';
+import { findApiKeyByHash } from '../store/api-key-repository';
+import { hashApiKey, isWellFormedApiKey, isWellFormedPixelId } from './api-key-secret';
+import { effectiveScopes, type Scope } from './scopes';
+
+/** Who is calling: what the handlers may know about the key, never the key itself. */
+export interface Principal {
+  apiKeyPk: string;
+  pixelId: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+/**
+ * Resolves the two auth headers to a principal, or fails with 401. The checks run in the order
+ * the architecture fixes: headers present and well-formed, then key found, active, unexpired and
+ * bound to the requested pixel. The key is read with a strongly consistent read, so a revocation
+ * takes effect on the very next request.
+ */
+export async function authenticate(
+  headers: Record<string, string | undefined>,
+  now: Date,
+): Promise<Principal> {
+  const rawKey = headers['x-api-key'];
+  const pixelId = headers['x-pixel-id'];
+  if (!rawKey) throw new UnauthorizedError('Missing x-api-key header');
+  if (!pixelId) throw new UnauthorizedError('Missing x-pixel-id header');
+  if (!isWellFormedApiKey(rawKey)) throw new UnauthorizedError('Invalid API key');
+  if (!isWellFormedPixelId(pixelId)) throw new UnauthorizedError('Invalid x-pixel-id header');
+
+  const key = await findApiKeyByHash(hashApiKey(rawKey));
+  if (!key) throw new UnauthorizedError('Invalid API key');
+  if (key.revokedAt) throw new UnauthorizedError('API key has been revoked');
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) {
+    throw new UnauthorizedError('API key has expired');
+  }
+  if (key.pixelId !== pixelId) throw new UnauthorizedError('API key is not valid for this pixel');
+
+  return { apiKeyPk: key.apiKeyPk, pixelId: key.pixelId, scopes: effectiveScopes(key.scopes) };
+}
+
+/** 403 when the key lacks the route's scope; `null` marks an ungated route (any active key). */
+export function authorize(principal: Principal, required: Scope | null): void {
+  if (required !== null && !principal.scopes.has(required)) {
+    throw new ForbiddenError(`This API key does not have the '${required}' scope`);
+  }
+}

@@ -1,0 +1,36 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { requiredEnv } from '../config/env';
+import { RetryableFault } from '../faults';
+import { ACCOUNT_UPDATED, type AccountUpdatedDetail } from './account-updated';
+
+/** The `source` of every event this service publishes; subscribers match rules on it. */
+export const EVENT_SOURCE = 'merchant-analytics.accounts';
+
+const eventBridge = new EventBridgeClient({});
+
+export class EventPublishError extends RetryableFault {}
+
+/**
+ * Publishes one domain event. EventBridge reports per-entry failures with HTTP 200 and
+ * `FailedEntryCount > 0`; that is a failure here, never ignored, so the caller can answer 5xx
+ * and the client's retry publishes again.
+ */
+export async function publishAccountUpdated(detail: AccountUpdatedDetail): Promise<void> {
+  const result = await eventBridge.send(
+    new PutEventsCommand({
+      Entries: [
+        {
+          EventBusName: requiredEnv('EVENT_BUS_NAME'),
+          Source: EVENT_SOURCE,
+          DetailType: ACCOUNT_UPDATED,
+          Detail: JSON.stringify(detail),
+          Time: new Date(detail.occurredAt),
+        },
+      ],
+    }),
+  );
+  if ((result.FailedEntryCount ?? 0) > 0) {
+    const entry = result.Entries?.find((e) => e.ErrorCode);
+    throw new EventPublishError(`EventBridge rejected the ${ACCOUNT_UPDATED} event: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
+  }
+}

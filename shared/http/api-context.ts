@@ -1,0 +1,18 @@
+import type { Context } from 'aws-lambda';
+import type { Principal } from '../auth/authenticate';
+
+/** What the middlewares learn about a request, handed to the next one on the Lambda context. */
+export interface ApiRequestState {
+  requestId: string;
+  /** When API Gateway received the request: the "time of the request" of spec 4.1 rule 4. */
+  receivedAt: Date;
+  principal?: Principal;
+  rawBody?: Record<string, unknown>;
+  body?: unknown;
+  query?: unknown;
+  path?: unknown;
+}
+
+export interface ApiContext extends Context {
+  api: ApiRequestState;
+}

@@ -1,0 +1,85 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import type { Principal } from '../auth/authenticate';
+import type { Scope } from '../auth/scopes';
+import type { ApiContext } from './api-context';
+import { ServiceUnavailableError } from './errors';
+import { authenticateRequest } from './middleware/authenticate';
+import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
+import { errorResponder } from './middleware/error-responder';
+import { jsonBody } from './middleware/json-body';
+import { normalizeHeaders } from './middleware/normalize-headers';
+import { requestIdHeader, requestIdOf } from './middleware/request-id';
+import { validateRequest, type RequestSchemas } from './middleware/validate-request';
+import { jsonResponse } from './response';
+
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType
+  ? z.output<S[K]>
+  : undefined;
+
+/** What a handler receives: everything already authenticated, authorised and validated. */
+export interface ApiRequest<S extends RequestSchemas> {
+  body: Parsed<S, 'body'>;
+  query: Parsed<S, 'query'>;
+  path: Parsed<S, 'path'>;
+  principal: Principal;
+  requestId: string;
+  receivedAt: Date;
+}
+
+export interface ApiResult {
+  statusCode?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface EndpointDefinition<S extends RequestSchemas> {
+  /** The scope the route table names for this endpoint; `null` for an ungated one. */
+  scope: Scope | null;
+  schemas?: S;
+}
+
+/**
+ * Wraps one endpoint in the shared request pipeline. The order is the architecture's order of
+ * checks: headers and key (401), scope (403), body parsing (400), body pixelId (403),
+ * validation (400); the handler then answers 404s and successes.
+ */
+export function apiHandler<S extends RequestSchemas = Record<string, never>>(
+  endpoint: EndpointDefinition<S>,
+  handle: (request: ApiRequest<S>) => Promise<ApiResult>,
+) {
+  const schemas = endpoint.schemas ?? ({} as S);
+  const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({
+    timeoutEarlyResponse: () => {
+      throw new ServiceUnavailableError('The request timed out; retry it');
+    },
+  })
+    .use(requestIdHeader())
+    .use(normalizeHeaders())
+    .use(authenticateRequest(endpoint.scope));
+  if (schemas.body) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
+  pipeline.use(validateRequest(schemas)).use(errorResponder());
+
+  const handler = pipeline.handler(async (_event, context) => {
+    const { api } = context;
+    const result = await handle({
+      body: api.body as Parsed<S, 'body'>,
+      query: api.query as Parsed<S, 'query'>,
+      path: api.path as Parsed<S, 'path'>,
+      principal: api.principal as Principal,
+      requestId: api.requestId,
+      receivedAt: api.receivedAt,
+    });
+    return jsonResponse(result.statusCode ?? 200, result.body, result.headers);
+  });
+
+  // The state object is created per invocation, before any middleware runs.
+  return (event: APIGatewayProxyEventV2, context: Context) =>
+    handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext);
+}
+
+function stateFor(event: APIGatewayProxyEventV2): ApiContext['api'] {
+  const epoch = event.requestContext?.timeEpoch;
+  return { requestId: requestIdOf(event), receivedAt: epoch ? new Date(epoch) : new Date() };
+}

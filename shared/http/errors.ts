@@ -1,0 +1,76 @@
+/**
+ * The error model of the API. Every failure a client can see is one of these classes, and one
+ * middleware (`error-responder.ts`) turns them into responses, so no handler writes a status code.
+ */
+
+/** One item of the `errors` array of a 400 body (spec section 7). */
+export interface ValidationIssue {
+  message: string;
+  /** The last segment of `path`; `""` when the problem is the body itself. */
+  key: string;
+  /** Where the problem is, from the body root; array indexes are strings. */
+  path: string[];
+}
+
+export abstract class HttpError extends Error {
+  abstract readonly statusCode: number;
+  /** Extra response headers, e.g. `allow` on a 405. */
+  readonly headers: Record<string, string> = {};
+
+  toBody(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
+export class BadRequestError extends HttpError {
+  readonly statusCode = 400;
+  constructor(message: string, readonly errors: ValidationIssue[] = []) {
+    super(message);
+  }
+  override toBody(): Record<string, unknown> {
+    return { message: this.message, errors: this.errors };
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  readonly statusCode = 401;
+}
+
+export class ForbiddenError extends HttpError {
+  readonly statusCode = 403;
+}
+
+export class NotFoundError extends HttpError {
+  readonly statusCode = 404;
+}
+
+export class MethodNotAllowedError extends HttpError {
+  readonly statusCode = 405;
+  constructor(allowedMethods: string[]) {
+    super('Method Not Allowed');
+    this.headers.allow = allowedMethods.join(', ');
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  readonly statusCode = 413;
+}
+
+/**
+ * A dependency failed in a way that a retry can repair (a throttled table, an event bus that
+ * did not take the event). The client is told to retry; nothing is half-applied that a retry
+ * of the same request would not complete.
+ */
+export class ServiceUnavailableError extends HttpError {
+  readonly statusCode = 503;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.headers['retry-after'] = '1';
+  }
+}
+
+/** Builds an issue whose `key` is derived from its path, so the two never disagree. */
+export function issueAt(path: ReadonlyArray<string | number>, message: string): ValidationIssue {
+  const segments = path.map(String);
+  return { message, key: segments.at(-1) ?? '', path: segments };
+}

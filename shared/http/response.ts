@@ -1,0 +1,14 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** Every response body of this API is JSON, errors included. */
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}

@@ -1,0 +1,145 @@
+import * as z from 'zod';
+import {
+  CONDITION_OPERATORS,
+  ORDER_EXCLUSION_FIELD_CATALOG,
+  ORDER_EXCLUSION_FIELDS,
+  allowedOperators,
+  type ConditionValueKind,
+} from '../catalog/order-exclusion-fields';
+import { displayName } from './display-name';
+
+/** Limits of spec section 8, plus bounds on values the spec leaves open (documented in the README). */
+export const ORDER_SETTINGS_LIMITS = {
+  filters: 50,
+  groupsPerFilter: 20,
+  conditionsPerGroup: 20,
+  valueStringLength: 500,
+  valueArrayItems: 100,
+} as const;
+
+export const REFUND_DATE_ATTRIBUTIONS = ['refund_date', 'order_date'] as const;
+
+const conditionValue = z.union([
+  z.string().max(ORDER_SETTINGS_LIMITS.valueStringLength),
+  z.number(),
+  z.boolean(),
+  z.array(z.string().max(ORDER_SETTINGS_LIMITS.valueStringLength)).min(1).max(ORDER_SETTINGS_LIMITS.valueArrayItems),
+]);
+
+const VALUE_KIND_MATCHES: Record<ConditionValueKind, (value: unknown) => boolean> = {
+  string: (value) => typeof value === 'string',
+  number: (value) => typeof value === 'number',
+  'string[]': Array.isArray,
+  'string | string[]': (value) => typeof value === 'string' || Array.isArray(value),
+};
+
+export const conditionSchema = z
+  .strictObject({
+    id: z.uuidv4({ error: 'Must be a version 4 UUID' }).optional(),
+    field: z.enum(ORDER_EXCLUSION_FIELDS),
+    operator: z.enum(CONDITION_OPERATORS),
+    value: conditionValue.optional(),
+  })
+  .superRefine((condition, ctx) => {
+    const kind = ORDER_EXCLUSION_FIELD_CATALOG[condition.field].operators[condition.operator];
+    if (kind === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operator'],
+        message: `Operator '${condition.operator}' is not allowed for field '${condition.field}'; allowed: ${allowedOperators(condition.field).join(', ')}`,
+      });
+      return;
+    }
+    if (condition.value === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `A value is required for operator '${condition.operator}'` });
+    } else if (!VALUE_KIND_MATCHES[kind](condition.value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `Operator '${condition.operator}' on field '${condition.field}' takes a value of type ${kind}`,
+      });
+    }
+  });
+
+export const conditionGroupSchema = z.strictObject({
+  id: z.uuid({ error: 'Must be a UUID' }).optional(),
+  logic: z.enum(['and', 'or']),
+  conditions: z.array(conditionSchema).min(1).max(ORDER_SETTINGS_LIMITS.conditionsPerGroup),
+});
+
+export const exclusionFilterSchema = z.strictObject({
+  id: z.uuid({ error: 'Must be a UUID' }).optional(),
+  name: displayName,
+  enabled: z.boolean(),
+  conditionGroups: z.array(conditionGroupSchema).min(1).max(ORDER_SETTINGS_LIMITS.groupsPerFilter),
+  // Accepted so that a document read with GET can be sent back unchanged; the server always
+  // assigns both (spec 4.1 rules 3 and 4), so the values sent are ignored.
+  createdAt: z.iso.datetime({ offset: true }).optional(),
+  updatedAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** The PUT body: the complete settings, every field required (spec 4.1). */
+export const orderSettingsInputSchema = z
+  .strictObject({
+    countPendingOrders: z.boolean(),
+    countVoidedOrders: z.boolean(),
+    refundDateAttribution: z.enum(REFUND_DATE_ATTRIBUTIONS),
+    exclusionFilters: z.array(exclusionFilterSchema).max(ORDER_SETTINGS_LIMITS.filters),
+  })
+  .superRefine((settings, ctx) => {
+    // One id names one entry; a repeated id would make "keep this entry's identity" ambiguous.
+    const seen = new Set<string>();
+    const check = (id: string | undefined, path: (string | number)[]) => {
+      if (id === undefined) return;
+      if (seen.has(id)) ctx.addIssue({ code: 'custom', path, message: `Duplicate id '${id}'` });
+      seen.add(id);
+    };
+    settings.exclusionFilters.forEach((filter, f) => {
+      check(filter.id, ['exclusionFilters', f, 'id']);
+      filter.conditionGroups.forEach((group, g) => {
+        check(group.id, ['exclusionFilters', f, 'conditionGroups', g, 'id']);
+        group.conditions.forEach((condition, c) =>
+          check(condition.id, ['exclusionFilters', f, 'conditionGroups', g, 'conditions', c, 'id']),
+        );
+      });
+    });
+  });
+
+export type OrderSettingsInput = z.output<typeof orderSettingsInputSchema>;
+
+/**
+ * The settings as stored and returned: the input shape with every id present and the filter
+ * timestamps set. Reads from the store are parsed with it, so a corrupt item fails loudly.
+ */
+const storedConditionSchema = z.strictObject({
+  id: z.uuid(),
+  field: z.enum(ORDER_EXCLUSION_FIELDS),
+  operator: z.enum(CONDITION_OPERATORS),
+  value: conditionValue.optional(),
+});
+const storedGroupSchema = conditionGroupSchema.extend({
+  id: z.uuid(),
+  conditions: z.array(storedConditionSchema),
+});
+const storedFilterSchema = exclusionFilterSchema.extend({
+  id: z.uuid(),
+  conditionGroups: z.array(storedGroupSchema),
+  createdAt: z.iso.datetime({ offset: true }),
+  updatedAt: z.iso.datetime({ offset: true }),
+});
+export const orderSettingsSchema = z.strictObject({
+  countPendingOrders: z.boolean(),
+  countVoidedOrders: z.boolean(),
+  refundDateAttribution: z.enum(REFUND_DATE_ATTRIBUTIONS),
+  exclusionFilters: z.array(storedFilterSchema),
+});
+
+export type OrderSettings = z.output<typeof orderSettingsSchema>;
+export type ExclusionFilter = OrderSettings['exclusionFilters'][number];
+export type ConditionGroup = ExclusionFilter['conditionGroups'][number];
+export type Condition = ConditionGroup['conditions'][number];
+
+/** What an account has before anyone sets anything (spec 2.1 defaults). */
+export function defaultOrderSettings(): OrderSettings {
+  return { countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] };
+}

@@ -1,0 +1,157 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../config/logger';
+import { RetryableFault } from '../faults';
+import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
+import { documentClient, tableName } from './dynamo-client';
+
+/**
+ * Order settings are one snapshot per pixel, versioned for optimistic concurrency.
+ *
+ * The spec allows 50 filters x 20 groups x 20 conditions, which can exceed DynamoDB's 400 KB item
+ * limit. So the snapshot is stored gzipped: the first chunk inline in the head item (the only read
+ * in the common case), any further chunks in immutable items keyed by version and write id. Chunks
+ * are written before the head flips to them, so a reader never sees a partial document, and a
+ * writer that loses the version race never overwrites the winner's chunks.
+ */
+export interface VersionedOrderSettings {
+  settings: OrderSettings;
+  version: number;
+}
+
+export class ConcurrentUpdateError extends RetryableFault {
+  constructor(pixelId: string) {
+    super(`Order settings of pixel ${pixelId} changed while they were being replaced`);
+  }
+}
+
+const CHUNK_BYTES = 300_000;
+const HEAD_SK = 'ORDER_SETTINGS';
+const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
+const pk = (pixelId: string) => `PIXEL#${pixelId}`;
+const chunkSk = (version: number, writeId: string, index: number) =>
+  `${CHUNK_SK_PREFIX}${String(version).padStart(12, '0')}#${writeId}#${String(index).padStart(4, '0')}`;
+const versionOfChunkSk = (sk: string) => Number(sk.slice(CHUNK_SK_PREFIX.length).split('#')[0]);
+
+export async function loadOrderSettings(pixelId: string): Promise<VersionedOrderSettings | undefined> {
+  const { Item: head } = await documentClient.send(
+    new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: HEAD_SK }, ConsistentRead: true }),
+  );
+  if (!head) return undefined;
+  const chunks: Uint8Array[] = [head.data as Uint8Array];
+  if ((head.chunkCount as number) > 1) {
+    const pages = paginateQuery(
+      { client: documentClient },
+      {
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': pk(pixelId),
+          ':prefix': `${CHUNK_SK_PREFIX}${String(head.version).padStart(12, '0')}#${head.writeId as string}#`,
+        },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) chunks.push(...(page.Items ?? []).map((item) => item.data as Uint8Array));
+    if (chunks.length !== head.chunkCount) {
+      throw new Error(`Order settings of pixel ${pixelId} are missing chunks (${chunks.length}/${head.chunkCount as number})`);
+    }
+  }
+  const json = gunzipSync(Buffer.concat(chunks)).toString('utf8');
+  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number };
+}
+
+/**
+ * Stores `settings` as the next version after `expectedVersion` (undefined: nothing stored yet).
+ * Throws ConcurrentUpdateError when another write got there first; the caller re-reads and retries.
+ */
+export async function saveOrderSettings(
+  pixelId: string,
+  settings: OrderSettings,
+  expectedVersion: number | undefined,
+  updatedAt: Date,
+): Promise<number> {
+  const version = (expectedVersion ?? 0) + 1;
+  const writeId = randomUUID();
+  const blob = gzipSync(JSON.stringify(settings));
+  const chunks: Buffer[] = [];
+  for (let offset = 0; offset < blob.length || chunks.length === 0; offset += CHUNK_BYTES) {
+    chunks.push(blob.subarray(offset, offset + CHUNK_BYTES));
+  }
+  const overflowKeys = chunks.slice(1).map((_, i) => ({ PK: pk(pixelId), SK: chunkSk(version, writeId, i + 1) }));
+  await batchWrite(overflowKeys.map((key, i) => ({ PutRequest: { Item: { ...key, data: chunks[i + 1] } } })));
+
+  try {
+    await documentClient.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          PK: pk(pixelId),
+          SK: HEAD_SK,
+          version,
+          writeId,
+          chunkCount: chunks.length,
+          data: chunks[0],
+          updatedAt: updatedAt.toISOString(),
+        },
+        ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected',
+        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion } }),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    await deleteQuietly(overflowKeys, pixelId);
+    throw new ConcurrentUpdateError(pixelId);
+  }
+  await deleteChunksOlderThan(pixelId, version);
+  return version;
+}
+
+/**
+ * Chunks of versions before the committed one can never be read again: the head has moved past
+ * them and a write still holding an older version will fail its condition. Newer chunks may
+ * belong to a write in flight, so they are left alone.
+ */
+async function deleteChunksOlderThan(pixelId: string, version: number): Promise<void> {
+  try {
+    const { Items = [] } = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk(pixelId), ':prefix': CHUNK_SK_PREFIX },
+        ProjectionExpression: 'PK, SK',
+      }),
+    );
+    const stale = Items.filter((item) => versionOfChunkSk(item.SK as string) < version);
+    await batchWrite(stale.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
+  } catch (error) {
+    // The new version is committed; leftovers only cost storage and the next write retries them.
+    logger.warn('Could not delete superseded order-settings chunks', { pixelId, error });
+  }
+}
+
+async function deleteQuietly(keys: Array<{ PK: string; SK: string }>, pixelId: string): Promise<void> {
+  try {
+    await batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+  } catch (error) {
+    logger.warn('Could not delete chunks of a lost order-settings write', { pixelId, error });
+  }
+}
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+async function batchWrite(requests: WriteRequest[]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === 8) throw new Error('DynamoDB left batch writes unprocessed after 8 attempts');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      const { UnprocessedItems } = await documentClient.send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+      );
+      pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The single-table layout. The CDK stack, the local server and the test setup all build the
+ * table from these names, so the three can never drift apart.
+ *
+ * Item families (partition key / sort key):
+ * - API key:          `APIKEY#<sha256>` / `APIKEY`; GSI1 lists a pixel's keys, GSI2 finds one by apiKeyPk
+ * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head) and
+ *                     `PIXEL#<pixelId>` / `ORDER_SETTINGS#<version>#<n>` (overflow chunks)
+ */
+export const TABLE_KEYS = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  indexes: [
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  ],
+} as const;
+
+/** CreateTable input for local and test tables; the deployed table is declared in `lib/`. */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const attributeNames = [
+    TABLE_KEYS.partitionKey,
+    TABLE_KEYS.sortKey,
+    ...TABLE_KEYS.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: attributeNames.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
