@@ -1,0 +1,90 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+export interface IncomingHttpRequest {
+  method: string;
+  /** The request target as sent: path plus optional query string. */
+  url: string;
+  /** Raw header pairs in arrival order, as Node's `rawHeaders` gives them. */
+  rawHeaders: string[];
+  body: Buffer;
+  sourceIp: string;
+  protocol: string;
+}
+
+/** Content types API Gateway passes through as text; anything else arrives base64-encoded. */
+const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|.*\+xml|x-www-form-urlencoded|javascript))/i;
+
+/**
+ * Builds the API Gateway HTTP API (payload 2.0) event for a request, as the real service does:
+ * lower-cased header names with repeats comma-joined, cookies split out, `rawPath` and
+ * `rawQueryString` untouched, repeated query keys comma-joined, optional keys omitted when empty.
+ */
+export function toApiGatewayEvent(
+  request: IncomingHttpRequest,
+  route: { method: string; path: string; pathParameters: Record<string, string> },
+  meta: { requestId: string; now: Date; domainName: string },
+): APIGatewayProxyEventV2 {
+  const queryStart = request.url.indexOf('?');
+  const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+  const rawQueryString = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
+
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = (request.rawHeaders[i] as string).toLowerCase();
+    const value = request.rawHeaders[i + 1] as string;
+    if (name === 'cookie') {
+      cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean));
+      continue;
+    }
+    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+  }
+
+  const queryStringParameters: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(rawQueryString)) {
+    queryStringParameters[key] = queryStringParameters[key] === undefined ? value : `${queryStringParameters[key]},${value}`;
+  }
+
+  const hasBody = request.body.length > 0;
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
+  const routeKey = `${route.method} ${route.path}`;
+
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString,
+    ...(cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(Object.keys(queryStringParameters).length > 0 ? { queryStringParameters } : {}),
+    ...(Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: meta.domainName,
+      domainPrefix: meta.domainName.split('.')[0] ?? meta.domainName,
+      http: {
+        method: request.method,
+        path: rawPath,
+        protocol: request.protocol,
+        sourceIp: request.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: meta.requestId,
+      routeKey,
+      stage: '$default',
+      time: clfTime(meta.now),
+      timeEpoch: meta.now.getTime(),
+    },
+    ...(hasBody ? { body: isText ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+    isBase64Encoded: hasBody && !isText,
+  };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The Common Log Format timestamp API Gateway puts in `requestContext.time`. */
+function clfTime(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
+}
