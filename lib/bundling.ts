@@ -1,0 +1,36 @@
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * How every function is bundled, in one place: the CDK construct deploys with these settings and
+ * the benchmark and bundle tests build with them, so what is measured is what ships.
+ *
+ * The AWS SDK is bundled, not taken from the runtime: the version we test is the version that
+ * runs, and init time measured no worse (shared/reference/feasibility-probe.md section 4). CJS
+ * output avoids the ESM loader's cost; `module` first in mainFields lets esbuild tree-shake the
+ * SDK's ES builds.
+ */
+export const BUNDLING = {
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  minify: true,
+  sourcemap: true,
+  mainFields: ['module', 'main'],
+  external: [] as string[],
+} as const;
+
+export function esbuildOptions(entryPoint: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entryPoint],
+    outfile,
+    bundle: true,
+    platform: BUNDLING.platform,
+    target: BUNDLING.target,
+    format: BUNDLING.format,
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourcemap,
+    mainFields: [...BUNDLING.mainFields],
+    external: [...BUNDLING.external],
+    logLevel: 'silent',
+  };
+}
