@@ -7,5 +7,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     setupFiles: ['test/support/setup-env.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

@@ -1,0 +1,77 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handler as putOrderSettings } from '../../functions/accounts/put-order-settings';
+import { handler as getOrderSettings } from '../../functions/accounts/get-order-settings';
+import { hashApiKey } from '../../shared/auth/api-key-secret';
+import { apiEvent, invoke } from '../support/api-event';
+import { validSettings } from '../support/order-settings-fixtures';
+
+const RAW_KEY = `upstack_${'k'.repeat(43)}`;
+const PATH = '/accounts/api/account/settings/order';
+const headers = { 'x-api-key': RAW_KEY, 'x-pixel-id': 'px_1' };
+const dynamo = mockClient(DynamoDBDocumentClient);
+
+beforeEach(() => {
+  // The key lookup is the only read before the handler runs.
+  dynamo.on(GetCommand, { Key: { PK: `APIKEY#${hashApiKey(RAW_KEY)}`, SK: 'APIKEY' } }).resolves({
+    Item: { apiKeyPk: 'ak_1', keyHash: hashApiKey(RAW_KEY), pixelId: 'px_1', name: '', scopes: ['account:write'], hint: 'kkkk', createdAt: '2026-01-01T00:00:00Z' },
+  });
+});
+afterEach(() => dynamo.reset());
+
+describe('the request pipeline', () => {
+  it('answers an unexpected failure with 500, the request id and no internals', async () => {
+    dynamo.on(GetCommand, { Key: { PK: 'PIXEL#px_1', SK: 'ORDER_SETTINGS' } }).rejects(new Error('table arn:aws:dynamodb:secret exploded'));
+    const event = apiEvent({ method: 'GET', path: PATH, headers });
+
+    const response = await invoke(getOrderSettings, event);
+
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'Internal server error', requestId: event.requestContext.requestId });
+    expect(response.headers['x-request-id']).toBe(event.requestContext.requestId);
+  });
+
+  it('answers a throttled table with a retryable 503', async () => {
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' });
+    dynamo.on(GetCommand, { Key: { PK: 'PIXEL#px_1', SK: 'ORDER_SETTINGS' } }).rejects(throttled);
+
+    const response = await invoke(getOrderSettings, apiEvent({ method: 'GET', path: PATH, headers }));
+
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+  });
+
+  it.each([
+    ['malformed JSON', '{"countPendingOrders": tru', 'Request body is not valid JSON'],
+    ['a JSON array', '[]', 'Request body must be a JSON object'],
+    ['a JSON string', '"settings"', 'Request body must be a JSON object'],
+    ['JSON null', 'null', 'Request body must be a JSON object'],
+    ['an empty body', '', 'Request body is required'],
+  ])('rejects %s with 400 and an error located at the body itself', async (_, body, message) => {
+    const response = await invoke(putOrderSettings, apiEvent({ method: 'PUT', path: PATH, headers, body }));
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ message, errors: [{ message, key: '', path: [] }] });
+  });
+
+  it('refuses a body pixelId that differs from the header with 403, before validating the rest', async () => {
+    const response = await invoke(
+      putOrderSettings,
+      apiEvent({ method: 'PUT', path: PATH, headers, body: { pixelId: 'px_other', countPendingOrders: 'yes' } }),
+    );
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ message: 'Body pixelId does not match the x-pixel-id header' });
+  });
+
+  it('never stores or publishes anything for a request it rejects', async () => {
+    await invoke(putOrderSettings, apiEvent({ method: 'PUT', path: PATH, headers, body: validSettings({ extra: 1 }) }));
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
+  });
+
+  it('reads header names case-insensitively even when an event arrives un-normalised', async () => {
+    dynamo.on(GetCommand, { Key: { PK: 'PIXEL#px_1', SK: 'ORDER_SETTINGS' } }).resolves({});
+    const event = apiEvent({ method: 'GET', path: PATH });
+    event.headers = { 'X-Api-Key': RAW_KEY, 'X-Pixel-Id': 'px_1' };
+    expect((await invoke(getOrderSettings, event)).status).toBe(200);
+  });
+});
