@@ -126,7 +126,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 }
 
 /** The parts of the Lambda context handlers and middy use, with the deployed timeout. */
-function lambdaContext(functionName: string, requestId: string): Context {
+export function lambdaContext(functionName: string, requestId: string): Context {
   const deadline = Date.now() + FUNCTION_DEFAULTS.timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { toApiGatewayEvent } from '../../lib/local/api-gateway-event';
+import { lambdaContext } from '../../lib/local/local-api';
 
 /** A real-shaped API Gateway v2 event, built by the same code the local server uses. */
 export function apiEvent(request: {
@@ -28,28 +29,11 @@ export function apiEvent(request: {
   );
 }
 
-export function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'test',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:test',
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/test',
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 
 /** Invokes a handler and returns status, headers and the parsed JSON body. */
 export async function invoke(handler: Handler, event: APIGatewayProxyEventV2) {
-  const result = (await handler(event, lambdaContext())) as APIGatewayProxyStructuredResultV2;
+  const result = (await handler(event, lambdaContext('test', event.requestContext.requestId))) as APIGatewayProxyStructuredResultV2;
   return {
     status: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, string>,

@@ -118,7 +118,7 @@ describe('order settings input: the operator table of spec 2.4', () => {
     ['value', 'equals', true, 'a number, not a boolean'],
     ['tags', 'array_includes', 5, 'a string or array of strings'],
     ['tags', 'array_includes_any', [1], 'strings inside the array'],
-  ])('rejects %s %s with value %j (%s)', (field, operator, value) => {
+  ])('rejects %s %s with value %j (%s)', (field, operator, value, _reason) => {
     expect(issuesOf(withCondition({ field, operator, value }))[0]?.path.slice(0, CONDITION_PATH.length + 1)).toEqual([
       ...CONDITION_PATH,
       'value',
@@ -156,9 +156,8 @@ describe('order settings input: ids', () => {
 
   it('rejects the same id used twice, since it could not keep two identities', () => {
     const id = '0b0ad1b8-6a4e-4d63-9e0e-7d5f1f9c7a11';
-    const body = validSettings();
-    const filter = body.exclusionFilters[0]!;
-    body.exclusionFilters = [{ ...filter, id }, { ...filter, id }];
+    const filter = validSettings().exclusionFilters[0]!;
+    const body = validSettings({ exclusionFilters: [{ ...filter, id }, { ...filter, id }] });
     expect(issuesOf(body)).toEqual([expect.objectContaining({ message: `Duplicate id '${id}'`, path: ['exclusionFilters', '1', 'id'] })]);
   });
 });

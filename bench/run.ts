@@ -1,0 +1,140 @@
+/**
+ * `npm run bench`: what each function costs to ship, to load and to run warm. Prints a report and
+ * writes bench/results.json. Every number is measured on this run; nothing is asserted against a
+ * time budget, because wall-clock limits on a shared machine only produce flaky failures.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { routeTable } from '../lib/routes';
+import { buildBundles } from './bundle-size';
+import { measureInitTimes } from './init-time';
+import { measureLatency } from './latency';
+import { latencyCases } from './latency-cases';
+import { formatBytes, formatMs, formatTable } from './report';
+import { roundMs, summarize } from './stats';
+
+const INIT_RUNS = 15;
+const LATENCY_REQUESTS = 2_000;
+const WARMUP_REQUESTS = 100;
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const benchDir = join(projectRoot, 'bench');
+const log = (line = '') => process.stdout.write(`${line}\n`);
+
+interface FunctionResult {
+  bundleBytes: number;
+  initMs: { median: number; min: number; max: number; runs: number };
+}
+
+interface LatencyResult {
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+interface BenchResults {
+  generatedAt: string;
+  node: string;
+  machine: { cpus: number; model: string };
+  functions: Record<string, FunctionResult>;
+  latency: Record<string, LatencyResult>;
+}
+
+async function benchFunctions(): Promise<BenchResults['functions']> {
+  log(`Bundling ${routeTable.length} functions with the deployed esbuild settings...`);
+  const bundles = await buildBundles(routeTable, { projectRoot, outDir: join(benchDir, 'bundles') });
+  log(`Timing module init: ${INIT_RUNS} fresh node processes per function...`);
+  const initSamples = await measureInitTimes(bundles, INIT_RUNS);
+
+  const functions: BenchResults['functions'] = {};
+  for (const bundle of bundles) {
+    const init = summarize(initSamples.get(bundle.routeId) ?? []);
+    functions[bundle.routeId] = {
+      bundleBytes: bundle.bytes,
+      initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
+    };
+  }
+  return functions;
+}
+
+async function benchLatency(): Promise<BenchResults['latency']> {
+  log(`Measuring warm latency: ${LATENCY_REQUESTS.toLocaleString('en-US')} requests per case after ${WARMUP_REQUESTS} warm-up...`);
+  const samples = await measureLatency({
+    cases: latencyCases,
+    projectRoot,
+    requests: LATENCY_REQUESTS,
+    warmupRequests: WARMUP_REQUESTS,
+  });
+  const latency: BenchResults['latency'] = {};
+  for (const [caseId, durations] of samples) {
+    const summary = summarize(durations);
+    latency[caseId] = {
+      requests: summary.count,
+      p50Ms: roundMs(summary.median),
+      p99Ms: roundMs(summary.p99),
+      meanMs: roundMs(summary.mean),
+    };
+  }
+  return latency;
+}
+
+function printReport(results: BenchResults): void {
+  log();
+  log(`Node ${results.node} on ${results.machine.cpus} x ${results.machine.model}`);
+  log();
+  log(`Bundles (minified .js, source map not counted) and module init (${INIT_RUNS} cold node processes)`);
+  log(
+    formatTable(
+      ['function', 'bundle', 'init median', 'min', 'max'],
+      Object.entries(results.functions).map(([id, fn]) => [
+        id,
+        formatBytes(fn.bundleBytes),
+        formatMs(fn.initMs.median),
+        formatMs(fn.initMs.min),
+        formatMs(fn.initMs.max),
+      ]),
+    ),
+  );
+  log();
+  log('Warm in-process latency (full middy stack, dynalite in memory, local EventBridge sink)');
+  log(
+    formatTable(
+      ['case', 'requests', 'p50', 'p99', 'mean'],
+      Object.entries(results.latency).map(([id, result]) => [
+        id,
+        result.requests.toLocaleString('en-US'),
+        formatMs(result.p50Ms),
+        formatMs(result.p99Ms),
+        formatMs(result.meanMs),
+      ]),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const processors = cpus();
+  const results: BenchResults = {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    machine: { cpus: processors.length, model: processors[0]?.model.trim() ?? 'unknown' },
+    // Init times first: the latency section loads the SDK and starts servers in this process,
+    // which would compete with the child processes for the CPU.
+    functions: await benchFunctions(),
+    latency: await benchLatency(),
+  };
+  printReport(results);
+  const resultsFile = join(benchDir, 'results.json');
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  log();
+  log(`Wrote ${resultsFile}`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error('Benchmark failed:', error);
+  process.exitCode = 1;
+}
