@@ -56,8 +56,9 @@ async function serve(
   response: ServerResponse,
   options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler> },
 ): Promise<void> {
+  const requestId = randomBytes(12).toString('base64url');
   const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'apigw-requestid': requestId, ...headers });
     response.end(JSON.stringify(body));
   };
   const body = await readBody(request);
@@ -71,7 +72,6 @@ async function serve(
     return send(405, { message: 'Method Not Allowed' }, { allow: match.allowedMethods.join(', ') });
   }
 
-  const requestId = randomBytes(12).toString('base64url');
   const event = toApiGatewayEvent(
     {
       method: request.method ?? 'GET',
@@ -93,7 +93,7 @@ async function serve(
   } catch (error) {
     // What API Gateway answers when the function itself fails.
     console.error(`[local-api] ${match.route.id} threw:`, error);
-    return send(500, { message: 'Internal Server Error' }, { 'apigw-requestid': requestId });
+    return send(500, { message: 'Internal Server Error' });
   }
   writeResult(response, result, requestId);
 }
