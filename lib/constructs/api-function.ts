@@ -1,0 +1,122 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { BUNDLING } from '../bundling';
+import { FUNCTION_DEFAULTS } from '../function-defaults';
+import { acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export type TableAccess = 'read' | 'readWrite';
+
+/**
+ * Handlers address items by key (GetItem, Query on the base table, and the batch forms the
+ * order-settings chunks use). No handler queries GSI1/GSI2, which only the operator CLI reads, so
+ * grants name the table alone: no `index/*` wildcard to acknowledge. Scan is never granted.
+ */
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
+  read: READ_ACTIONS,
+  readWrite: [...READ_ACTIONS, ...WRITE_ACTIONS],
+};
+
+export interface ApiFunctionProps {
+  /** The handler module, relative to the project root, exporting `handler` (a route table row's `handler`). */
+  readonly entry: string;
+  /** Shown on every log line by the Powertools logger, so one service's logs can be told apart. */
+  readonly serviceName: string;
+  readonly description?: string;
+  /** @default 1 month: long enough to investigate an incident, short enough not to hoard request data. */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * A function behind one API route. Everything that must be the same for every endpoint lives
+ * here, so a new route table row gets it without thought: the runtime, arm64, explicit memory and
+ * timeout, tracing, the shared bundling settings, and a log group the stack owns.
+ *
+ * The role is built here rather than left to CDK, because CDK's default role carries the
+ * AWS-managed AWSLambdaBasicExecutionRole, which may write to any log group in the account; this
+ * one may write to its own log group only.
+ */
+export class ApiFunction extends Construct {
+  readonly lambdaFunction: nodejs.NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+
+    // An explicit group (not the `logRetention` prop) keeps CDK's log-retention custom-resource
+    // Lambda out of the stack. Retained so that replacing or deleting a function keeps the logs
+    // an investigation of it would need; the retention still expires them.
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.entry}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.lambdaFunction = new nodejs.NodejsFunction(this, 'Function', {
+      entry: `${PROJECT_ROOT}${props.entry}`,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      ...(props.description === undefined ? {} : { description: props.description }),
+      // The newest Node runtime this aws-cdk-lib knows; cdk-nag L1 fails on anything older.
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: FUNCTION_DEFAULTS.memoryMiB,
+      timeout: Duration.seconds(FUNCTION_DEFAULTS.timeoutSeconds),
+      tracing: lambda.Tracing.ACTIVE,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        // Stack traces point at the TypeScript source instead of the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: BUNDLING.format === 'cjs' ? nodejs.OutputFormat.CJS : nodejs.OutputFormat.ESM,
+        target: BUNDLING.target,
+        minify: BUNDLING.minify,
+        sourceMap: BUNDLING.sourcemap,
+        sourcesContent: BUNDLING.sourcesContent,
+        mainFields: [...BUNDLING.mainFields],
+        // Explicitly empty: left unset, NodejsFunction externalises @aws-sdk/* and the runtime's
+        // SDK would run instead of the version the tests pinned.
+        externalModules: [...BUNDLING.external],
+      },
+    });
+
+    acknowledgeSynchronousInvocation(this.lambdaFunction);
+    acknowledgeTracingWildcard(this.role);
+  }
+
+  /** Lets the function use the service table and tells it the table's name (TABLE_NAME). */
+  bindTable(table: dynamodb.ITableV2, access: TableAccess): this {
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }),
+    );
+    this.lambdaFunction.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+
+  /** Lets the function publish domain events to the bus and tells it the bus's name (EVENT_BUS_NAME). */
+  bindEventBus(bus: events.IEventBus): this {
+    bus.grantPutEventsTo(this.role);
+    this.lambdaFunction.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
+    return this;
+  }
+}

@@ -1,0 +1,411 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiStack, DEFAULT_THROTTLING, tableAccessFor } from '../../lib/api-stack';
+import { FUNCTION_DEFAULTS } from '../../lib/function-defaults';
+import { routeTable, type RouteId } from '../../lib/routes';
+import { TABLE_KEYS } from '../../shared/store/table-design';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+type PolicyStatement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+interface ValidationReport {
+  pluginReports: Array<{
+    pluginName: string;
+    conclusion: string;
+    violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }>;
+    suppressedViolations: Array<{ ruleName: string; reason: string; acknowledgedAt: string; acknowledgedId: string }>;
+  }>;
+}
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Bundling is skipped: esbuild would run once per function on every synth, and these tests are
+ * about the template. `npm run synth` is what proves the real bundles build.
+ */
+function newApp(): App {
+  const outdir = mkdtempSync(join(tmpdir(), 'api-stack-test-'));
+  outdirs.push(outdir);
+  return new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+}
+
+/** The same packs bin/app.ts registers. */
+function withNagPacks(app: App): App {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+  return app;
+}
+
+/** Synthesizes the app; returns the validation report and the error synth threw, if any. */
+function synthWithReport(app: App): { report: ValidationReport; error: Error | undefined } {
+  let error: Error | undefined;
+  try {
+    app.synth();
+  } catch (caught) {
+    error = caught as Error;
+  }
+  const report = JSON.parse(readFileSync(join(app.outdir, 'validation-report.json'), 'utf8')) as ValidationReport;
+  return { report, error };
+}
+
+const stringAttribute = (name: string) => ({ AttributeName: name, AttributeType: 'S' });
+const asArray = <T,>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+describe('ApiStack template', () => {
+  let stack: ApiStack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = new ApiStack(newApp(), 'MerchantAnalyticsApi');
+    template = Template.fromStack(stack);
+  });
+
+  const functionOf = (routeId: RouteId) => {
+    const apiFunction = stack.functions.get(routeId);
+    if (!apiFunction) throw new Error(`No function for route ${routeId}`);
+    return apiFunction;
+  };
+  const resourceOf = (construct: { node: { defaultChild?: unknown } }) =>
+    template.toJSON().Resources[stack.getLogicalId(construct.node.defaultChild as never)] as Resource;
+  const policyStatementsOf = (routeId: RouteId): PolicyStatement[] => {
+    const policy = resourceOf(functionOf(routeId).role.node.findChild('DefaultPolicy'));
+    return (policy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement;
+  };
+  const actionsOf = (routeId: RouteId) => policyStatementsOf(routeId).flatMap((statement) => asArray(statement.Action));
+
+  it('builds one arm64 nodejs24.x function per route with explicit memory, timeout and tracing', () => {
+    // Prepare
+    const expected = {
+      Architectures: ['arm64'],
+      Runtime: 'nodejs24.x',
+      MemorySize: FUNCTION_DEFAULTS.memoryMiB,
+      Timeout: FUNCTION_DEFAULTS.timeoutSeconds,
+      TracingConfig: { Mode: 'Active' },
+      Environment: {
+        Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: Match.anyValue() }),
+      },
+    };
+
+    // Act
+    const functions = template.findResources('AWS::Lambda::Function');
+
+    // Assess
+    expect(Object.keys(functions)).toHaveLength(routeTable.length);
+    template.allResourcesProperties('AWS::Lambda::Function', expected);
+  });
+
+  it('gives every function its own log group with a retention and no log-retention custom resource', () => {
+    // Prepare
+    const logGroups = template.findResources('AWS::Logs::LogGroup') as Record<string, Resource>;
+
+    // Act
+    const functionLogGroupIds = routeTable.map((route) => {
+      const properties = resourceOf(functionOf(route.id).lambdaFunction).Properties;
+      return (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    });
+
+    // Assess
+    expect(new Set(functionLogGroupIds).size).toBe(routeTable.length);
+    for (const logGroupId of functionLogGroupIds) {
+      expect(logGroups[logGroupId]?.Properties.RetentionInDays).toEqual(expect.any(Number));
+    }
+    template.resourceCountIs('Custom::LogRetention', 0);
+  });
+
+  it('gives functions their own roles without AWS-managed policies', () => {
+    // Prepare
+    const roles = template.findResources('AWS::IAM::Role') as Record<string, Resource>;
+
+    // Act
+    const managedPolicies = Object.values(roles).flatMap((role) => (role.Properties.ManagedPolicyArns as unknown[]) ?? []);
+
+    // Assess
+    expect(Object.keys(roles)).toHaveLength(routeTable.length);
+    expect(managedPolicies).toEqual([]);
+  });
+
+  it('declares the table from TABLE_KEYS, on demand, with PITR, deletion protection and retention', () => {
+    // Prepare
+    const keySchema = (partitionKey: string, sortKey: string) => [
+      { AttributeName: partitionKey, KeyType: 'HASH' },
+      { AttributeName: sortKey, KeyType: 'RANGE' },
+    ];
+    const indexAttributes = TABLE_KEYS.indexes.flatMap((index) => [index.partitionKey, index.sortKey]);
+
+    // Act
+    const tables = template.findResources('AWS::DynamoDB::GlobalTable') as Record<string, Resource>;
+
+    // Assess
+    expect(Object.values(tables)).toHaveLength(1);
+    expect(Object.values(tables)[0]?.DeletionPolicy).toBe('Retain');
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: keySchema(TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey),
+      AttributeDefinitions: Match.arrayEquals(
+        [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...indexAttributes].map(stringAttribute),
+      ),
+      GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      ],
+    });
+  });
+
+  it('creates the event bus', () => {
+    // Assess
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+  });
+
+  it('routes `METHOD path` of every route table row to its own function with payload format 2.0', () => {
+    // Prepare
+    const routes = template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>;
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration') as Record<string, Resource>;
+
+    // Act
+    const routeKeys = Object.values(routes).map((route) => route.Properties.RouteKey);
+    const integratedFunctions = Object.values(integrations).map((integration) => integration.Properties.IntegrationUri);
+
+    // Assess
+    expect(routeKeys.sort()).toEqual(routeTable.map((route) => `${route.method} ${route.path}`).sort());
+    template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+    expect(integratedFunctions).toEqual(
+      expect.arrayContaining(
+        routeTable.map((route) => ({
+          'Fn::GetAtt': [stack.getLogicalId(functionOf(route.id).lambdaFunction.node.defaultChild as never), 'Arn'],
+        })),
+      ),
+    );
+    expect(new Set(integratedFunctions.map((uri) => JSON.stringify(uri))).size).toBe(routeTable.length);
+  });
+
+  it('logs every request as JSON and throttles the default stage', () => {
+    // Prepare
+    const stages = template.findResources('AWS::ApiGatewayV2::Stage') as Record<string, Resource>;
+    const logGroupIds = Object.keys(template.findResources('AWS::Logs::LogGroup'));
+
+    // Act
+    const stage = Object.values(stages)[0]?.Properties ?? {};
+    const accessLogs = stage.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+    const logLine = JSON.parse(accessLogs.Format) as Record<string, string>;
+
+    // Assess
+    expect(Object.keys(stages)).toHaveLength(1);
+    expect(stage).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: {
+        ThrottlingBurstLimit: DEFAULT_THROTTLING.burstLimit,
+        ThrottlingRateLimit: DEFAULT_THROTTLING.rateLimit,
+      },
+    });
+    expect(logGroupIds).toContain(accessLogs.DestinationArn['Fn::GetAtt'][0]);
+    expect(logLine).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+  });
+
+  it('outputs the API URL, the table name and the event bus name', () => {
+    // Act
+    const outputs = template.toJSON().Outputs as Record<string, unknown>;
+
+    // Assess
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'EventBusName']));
+  });
+
+  it('lets GET routes read the table but neither write it nor publish events', () => {
+    // Prepare
+    const readRoutes = routeTable.filter((route) => tableAccessFor(route) === 'read');
+    expect(readRoutes.length).toBeGreaterThan(0);
+
+    for (const route of readRoutes) {
+      // Act
+      const actions = actionsOf(route.id);
+      const variables = (resourceOf(functionOf(route.id).lambdaFunction).Properties.Environment as { Variables: object })
+        .Variables;
+
+      // Assess
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+      expect(actions).not.toContain('events:PutEvents');
+      expect(variables).toHaveProperty('TABLE_NAME');
+      expect(variables).not.toHaveProperty('EVENT_BUS_NAME');
+    }
+  });
+
+  it('lets write routes write the table and publish to the bus only', () => {
+    // Prepare
+    const writeRoutes = routeTable.filter((route) => tableAccessFor(route) === 'readWrite');
+    const busId = stack.getLogicalId(stack.eventBus.node.defaultChild as never);
+    expect(writeRoutes.length).toBeGreaterThan(0);
+
+    for (const route of writeRoutes) {
+      // Act
+      const statements = policyStatementsOf(route.id);
+      const publish = statements.find((statement) => asArray(statement.Action).includes('events:PutEvents'));
+      const variables = (resourceOf(functionOf(route.id).lambdaFunction).Properties.Environment as { Variables: object })
+        .Variables;
+
+      // Assess
+      expect(actionsOf(route.id)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem']),
+      );
+      expect(publish?.Resource).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
+      expect(variables).toHaveProperty('EVENT_BUS_NAME');
+      expect(variables).toHaveProperty('TABLE_NAME');
+    }
+  });
+
+  it('uses a wildcard resource only for X-Ray, the one wildcard the nag acknowledgement covers', () => {
+    for (const route of routeTable) {
+      // Act
+      const wildcardActions = policyStatementsOf(route.id)
+        .filter((statement) => JSON.stringify(statement.Resource).includes('*'))
+        .flatMap((statement) => asArray(statement.Action));
+
+      // Assess
+      expect(wildcardActions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+  });
+
+  it('takes stage throttling from the stack props', () => {
+    // Prepare
+    const throttling = { rateLimit: 7, burstLimit: 11 };
+
+    // Act
+    const custom = Template.fromStack(new ApiStack(newApp(), 'Throttled', { throttling }));
+
+    // Assess
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 11 },
+    });
+  });
+});
+
+describe('tableAccessFor', () => {
+  it.each([
+    [{ method: 'GET', scope: 'account:read' }, 'read'],
+    [{ method: 'PUT', scope: 'account:write' }, 'readWrite'],
+    [{ method: 'POST', scope: 'analytics:read' }, 'read'],
+    [{ method: 'POST', scope: 'events:write' }, 'readWrite'],
+    [{ method: 'GET', scope: null }, 'read'],
+    [{ method: 'DELETE', scope: null }, 'readWrite'],
+  ] as const)('%o needs %s access', (route, expected) => {
+    // Act / Assess
+    expect(tableAccessFor(route)).toBe(expected);
+  });
+});
+
+describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
+  it('finds no unacknowledged violation, errors or warnings, in the stack', () => {
+    // Prepare
+    const app = withNagPacks(newApp());
+    new ApiStack(app, 'MerchantAnalyticsApi');
+
+    // Act
+    const { report, error } = synthWithReport(app);
+
+    // Assess
+    expect(error).toBeUndefined();
+    const packReports = report.pluginReports.filter((r) => ['AwsSolutions', 'Serverless'].includes(r.pluginName));
+    expect(packReports.map((r) => r.pluginName).sort()).toEqual(['AwsSolutions', 'Serverless']);
+    for (const packReport of packReports) {
+      expect(packReport.violations).toEqual([]);
+      expect(packReport.conclusion).toBe('success');
+    }
+  });
+
+  it('acknowledges only the reviewed findings, each on a single function, role or route with a reason', () => {
+    // Prepare
+    const app = withNagPacks(newApp());
+    new ApiStack(app, 'MerchantAnalyticsApi');
+
+    // Act
+    const suppressed = synthWithReport(app).report.pluginReports.flatMap((r) => r.suppressedViolations);
+
+    // Assess
+    expect([...new Set(suppressed.map((s) => s.acknowledgedId))].sort()).toEqual([
+      'AwsSolutions::AwsSolutions-APIG4',
+      'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      'Serverless::Serverless-LambdaDLQ',
+    ]);
+    for (const acknowledgement of suppressed) {
+      expect(acknowledgement.reason.length).toBeGreaterThan(40);
+      // One function, role or route: never the app, the stack, or a whole HttpApi at once.
+      expect(acknowledgement.acknowledgedAt.split('/').length).toBeGreaterThanOrEqual(3);
+      expect(acknowledgement.acknowledgedAt).toMatch(/\/(Function|Role|(GET|POST|PUT|PATCH|DELETE)--[^/]*)$/);
+    }
+  });
+
+  it('fails the synth for a stack without logging, throttling, explicit memory or a current runtime', () => {
+    // Prepare
+    const app = withNagPacks(newApp());
+    const careless = new Stack(app, 'Careless');
+    const handler = new lambda.Function(careless, 'Handler', {
+      runtime: lambda.Runtime.NODEJS_20_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({ statusCode: 200 })'),
+    });
+    new apigw.HttpApi(careless, 'Api', { defaultIntegration: new HttpLambdaIntegration('Integration', handler) });
+
+    // Act
+    const { report, error } = synthWithReport(app);
+
+    // Assess
+    expect(error?.message).toMatch(/AwsSolutions-APIG1/);
+    const ruleNames = report.pluginReports.flatMap((r) => r.violations.map((v) => v.ruleName));
+    expect(ruleNames).toEqual(
+      expect.arrayContaining([
+        'AwsSolutions-APIG1',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-L1',
+        expect.stringMatching(/^AwsSolutions-IAM4\[/),
+        'Serverless-APIGWDefaultThrottling',
+        'Serverless-LambdaDefaultMemorySize',
+        'Serverless-LambdaDLQ',
+        'Serverless-LambdaTracing',
+      ]),
+    );
+  });
+
+  it('still reports a route added without its own acknowledgement', () => {
+    // Prepare
+    const app = withNagPacks(newApp());
+    const stack = new ApiStack(app, 'MerchantAnalyticsApi');
+    const anyFunction = [...stack.functions.values()][0];
+    if (!anyFunction) throw new Error('The route table is empty');
+    stack.httpApi.addRoutes({
+      path: '/unreviewed',
+      methods: [apigw.HttpMethod.GET],
+      integration: new HttpLambdaIntegration('Unreviewed', anyFunction.lambdaFunction),
+    });
+
+    // Act
+    const { report, error } = synthWithReport(app);
+
+    // Assess
+    expect(error).toBeDefined();
+    const violations = report.pluginReports.flatMap((r) => r.violations);
+    expect(violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-APIG4']);
+    expect(violations[0]?.violatingConstructs.map((c) => c.constructPath)).toEqual([
+      'MerchantAnalyticsApi/HttpApi/GET--unreviewed/Resource',
+    ]);
+  });
+});
