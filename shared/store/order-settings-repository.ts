@@ -1,10 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
 import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
+import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 
 /**
@@ -137,21 +138,5 @@ async function deleteQuietly(keys: Array<{ PK: string; SK: string }>, pixelId: s
     await batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
   } catch (error) {
     logger.warn('Could not delete chunks of a lost order-settings write', { pixelId, error });
-  }
-}
-
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
-
-async function batchWrite(requests: WriteRequest[]): Promise<void> {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8) throw new Error('DynamoDB left batch writes unprocessed after 8 attempts');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const { UnprocessedItems } = await documentClient.send(
-        new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
-      );
-      pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
-    }
   }
 }

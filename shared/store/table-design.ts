@@ -8,6 +8,14 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - API key:          `APIKEY#<sha256>` / `APIKEY`; GSI1 lists a pixel's keys, GSI2 finds one by apiKeyPk
  * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head) and
  *                     `PIXEL#<pixelId>` / `ORDER_SETTINGS#<version>#<n>` (overflow chunks)
+ * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import)
+ *                     and `PIXEL#<pixelId>#ADS` / `AD#<platform>#<adId>` (metadata, JSON in `ad`);
+ *                     one Query lists a pixel's ads, and the head validates a cached list
+ * - Hourly metrics:   `PIXEL#<pixelId>#AD#<platform>#<adId>` / `M#<YYYY-MM>`, one item per ad per
+ *                     UTC month, the hours packed in the Binary `data` (hourly-metrics-codec.ts);
+ *                     a date range is one Query over the months it touches
+ * - Exchange rates:   `PIXEL#<pixelId>#FX` / `DIRECTORY` (head: `version`) and
+ *                     `PIXEL#<pixelId>#FX` / `DATE#<YYYY-MM-DD>` (`rates`: JSON, units per 1 USD)
  */
 export const TABLE_KEYS = {
   partitionKey: 'PK',

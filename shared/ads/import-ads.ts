@@ -1,0 +1,213 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type * as z from 'zod';
+import { toValidationIssues } from '../http/zod-issues';
+import { adImportSchema, fxRatesEntrySchema, type AdImport, type FxRatesEntry } from '../schemas/ad-import';
+import { upsertAds } from '../store/ad-repository';
+import { upsertFxRates } from '../store/fx-repository';
+import { importFormatOf } from './import-file-format';
+
+/**
+ * The import behind `npm run import-ads`: reads a `.json` document or an `.ndjson` stream of ads
+ * and exchange rates, validates every record on its own, stores the valid ones and reports the
+ * others. A record is an ad, or one entry of an `fxRates` array; an invalid record is skipped
+ * whole (none of its fields or hours are stored) and never stops the rest of the file.
+ */
+export interface ImportProblem {
+  /** Where in the record, like `hourly[2].hour`; empty for the record as a whole. */
+  path: string;
+  message: string;
+}
+
+export interface ImportRejection {
+  /** Where in the file: `line 7` (ndjson), `line 3, fxRates[1]`, `ads[4]`, `fxRates[0]` (json). */
+  location: string;
+  problems: ImportProblem[];
+}
+
+export interface ImportSummary {
+  ads: number;
+  hourlyRows: number;
+  /** Distinct dates that received rates. */
+  fxDates: number;
+  rejected: number;
+}
+
+export interface ImportOptions {
+  /** Called once per rejected record, as soon as it is found (a large file is never held in memory). */
+  onRejection?: (rejection: ImportRejection) => void;
+  /** Ads stored per upsert; bounds memory for ndjson. */
+  batchSize?: number;
+}
+
+/** The file as a whole cannot be imported (unreadable, not JSON, wrong top-level shape); nothing was stored. */
+export class ImportFileError extends Error {}
+
+export async function importAdsFile(pixelId: string, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
+  const format = importFormatOf(file);
+  if (!format) throw new ImportFileError(`${file}: unsupported file type; use .json or .ndjson`);
+  const importer = new Importer(pixelId, options);
+  if (format === 'json') await importer.readDocument(file);
+  else await importer.readLines(file);
+  await importer.flushAds();
+  return importer.summary();
+}
+
+const DEFAULT_BATCH_SIZE = 100;
+const MAX_PROBLEMS_SHOWN = 10;
+
+class Importer {
+  private readonly batch: AdImport[] = [];
+  private readonly fxDates = new Set<string>();
+  private ads = 0;
+  private hourlyRows = 0;
+  private rejected = 0;
+
+  constructor(
+    private readonly pixelId: string,
+    private readonly options: ImportOptions,
+  ) {}
+
+  async readDocument(file: string): Promise<void> {
+    const document = parseDocument(await readText(file), file);
+    const fxEntries = (document.fxRates ?? []).flatMap((entry, index) => this.validFxEntry(entry, `fxRates[${index}]`));
+    await this.storeFx(fxEntries);
+    for (const [index, ad] of (document.ads ?? []).entries()) await this.addAd(ad, `ads[${index}]`);
+  }
+
+  async readLines(file: string): Promise<void> {
+    const input = createReadStream(file, { encoding: 'utf8' });
+    const opened = new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
+    await opened.catch((error: Error) => {
+      throw new ImportFileError(`${file}: ${error.message}`);
+    });
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let lineNumber = 0;
+    for await (const rawLine of lines) {
+      lineNumber++;
+      const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+      if (line.trim() === '') continue;
+      const location = `line ${lineNumber}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        this.reject(location, [{ path: '', message: `Not valid JSON: ${(error as Error).message}` }]);
+        continue;
+      }
+      if (isObject(value) && Object.hasOwn(value, 'fxRates')) await this.addFxLine(value, location);
+      else await this.addAd(value, location);
+    }
+  }
+
+  private async addFxLine(line: Record<string, unknown>, location: string): Promise<void> {
+    const unknownKeys = Object.keys(line).filter((key) => key !== 'fxRates');
+    if (unknownKeys.length > 0) {
+      this.reject(location, unknownKeys.map((key) => ({ path: key, message: `Unknown key '${key}': an exchange-rate line holds only fxRates` })));
+      return;
+    }
+    if (!Array.isArray(line.fxRates)) {
+      this.reject(location, [{ path: 'fxRates', message: 'Must be an array of {date, rates} entries' }]);
+      return;
+    }
+    await this.storeFx(line.fxRates.flatMap((entry, index) => this.validFxEntry(entry, `${location}, fxRates[${index}]`)));
+  }
+
+  private validFxEntry(entry: unknown, location: string): FxRatesEntry[] {
+    const parsed = fxRatesEntrySchema.safeParse(entry);
+    if (parsed.success) return [parsed.data];
+    this.reject(location, problemsOf(parsed.error));
+    return [];
+  }
+
+  private async storeFx(entries: FxRatesEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await upsertFxRates(this.pixelId, entries);
+    for (const entry of entries) this.fxDates.add(entry.date);
+  }
+
+  private async addAd(value: unknown, location: string): Promise<void> {
+    const parsed = adImportSchema.safeParse(value);
+    if (!parsed.success) {
+      this.reject(location, problemsOf(parsed.error));
+      return;
+    }
+    this.batch.push(parsed.data);
+    if (this.batch.length >= (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) await this.flushAds();
+  }
+
+  async flushAds(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const ads = this.batch.splice(0);
+    await upsertAds(this.pixelId, ads);
+    this.ads += ads.length;
+    for (const ad of ads) this.hourlyRows += ad.hourly?.length ?? 0;
+  }
+
+  private reject(location: string, problems: ImportProblem[]): void {
+    this.rejected++;
+    this.options.onRejection?.({ location, problems });
+  }
+
+  summary(): ImportSummary {
+    return { ads: this.ads, hourlyRows: this.hourlyRows, fxDates: this.fxDates.size, rejected: this.rejected };
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+  } catch (error) {
+    throw new ImportFileError(`${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The whole-document format: `{ fxRates?: [...], ads?: [...] }`, nothing else at the top. */
+function parseDocument(text: string, file: string): { fxRates?: unknown[]; ads?: unknown[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ImportFileError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(value)) throw new ImportFileError(`${file}: must hold one JSON object { "fxRates": [...], "ads": [...] }`);
+  const unknownKeys = Object.keys(value).filter((key) => key !== 'fxRates' && key !== 'ads');
+  if (unknownKeys.length > 0) {
+    throw new ImportFileError(`${file}: unknown top-level key${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((key) => `'${key}'`).join(', ')}; only fxRates and ads are allowed`);
+  }
+  for (const key of ['fxRates', 'ads'] as const) {
+    if (value[key] !== undefined && !Array.isArray(value[key])) throw new ImportFileError(`${file}: ${key} must be an array`);
+  }
+  return value as { fxRates?: unknown[]; ads?: unknown[] };
+}
+
+function problemsOf(error: z.ZodError): ImportProblem[] {
+  return toValidationIssues(error).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+}
+
+/** `['hourly', '2', 'hour']` → `hourly[2].hour`. */
+export function formatPath(path: readonly string[]): string {
+  return path.reduce((text, segment) => (/^\d+$/.test(segment) ? `${text}[${segment}]` : text ? `${text}.${segment}` : segment), '');
+}
+
+/** One line for stderr: `Rejected line 7: hourly[2].spend: Too small: expected number to be >=0; currency: ...`. */
+export function formatRejection(rejection: ImportRejection): string {
+  const shown = rejection.problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message));
+  const hidden = rejection.problems.length - shown.length;
+  return `Rejected ${rejection.location}: ${shown.join('; ')}${hidden > 0 ? `; and ${hidden} more problem${hidden > 1 ? 's' : ''}` : ''}`;
+}
+
+/** The one-line summary the CLI prints on stdout. */
+export function formatSummary(pixelId: string, summary: ImportSummary): string {
+  const counted = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+  const rejected = summary.rejected === 0 ? '' : ` (${counted(summary.rejected, 'record', 'records')} rejected)`;
+  return (
+    `Imported ${counted(summary.ads, 'ad', 'ads')}, ${counted(summary.hourlyRows, 'hourly row', 'hourly rows')}, ` +
+    `${counted(summary.fxDates, 'exchange-rate date', 'exchange-rate dates')} into pixel ${pixelId}${rejected}`
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

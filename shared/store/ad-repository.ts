@@ -1,0 +1,193 @@
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { Ad, AdImport, Platform } from '../schemas/ad-import';
+import { mapWithConcurrency } from '../map-with-concurrency';
+import { batchGet, type ItemKey } from './batch-get';
+import { batchWrite, type WriteRequest } from './batch-write';
+import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
+import { documentClient, tableName } from './dynamo-client';
+import { decodeMonth, encodeMonth, monthKeyOf, type HourlyMetrics } from './hourly-metrics-codec';
+import { VersionedCache } from './versioned-cache';
+
+export type { HourlyMetrics } from './hourly-metrics-codec';
+
+/**
+ * The ads of a pixel and their hourly metrics.
+ *
+ * Items (see table-design.ts):
+ * - directory head  `PK=PIXEL#<pixelId>#ADS`  `SK=DIRECTORY`          { version }
+ * - ad metadata     `PK=PIXEL#<pixelId>#ADS`  `SK=AD#<platform>#<adId>` { ad: JSON of Ad }
+ * - monthly metrics `PK=PIXEL#<pixelId>#AD#<platform>#<adId>`  `SK=M#<YYYY-MM>` { data: Binary }
+ *
+ * The metadata is JSON text rather than DynamoDB attributes because it is only ever read whole,
+ * and text keeps every float64 exact with no DynamoDB number range limits (1e-130..1e126).
+ * Pixel ids cannot contain `#` and platforms are fixed words, so an adId containing `#` still
+ * gives unambiguous keys.
+ *
+ * No transactions (dynalite has none): an upsert writes metrics, then metadata, then bumps the
+ * directory version. A crash part-way leaves some ads and hours written and the version unbumped;
+ * running the same import again completes it, since every step is an idempotent overwrite.
+ */
+export interface AdKey {
+  platform: Platform;
+  adId: string;
+}
+
+export function adKeyString(ad: AdKey): string {
+  return `${ad.platform}#${ad.adId}`;
+}
+
+const adsPk = (pixelId: string) => `PIXEL#${pixelId}#ADS`;
+const AD_SK_PREFIX = 'AD#';
+const adSk = (ad: AdKey) => `${AD_SK_PREFIX}${ad.platform}#${ad.adId}`;
+const metricsPk = (pixelId: string, ad: AdKey) => `PIXEL#${pixelId}#AD#${ad.platform}#${ad.adId}`;
+const MONTH_SK_PREFIX = 'M#';
+
+/** Parallel batch calls during an upsert: enough to overlap round trips, few enough not to throttle. */
+const WRITE_CONCURRENCY = 4;
+
+/**
+ * Stores ads: each ad's metadata is replaced; its given hours replace those hours and every other
+ * stored hour stays. An ad listed twice in one call counts as imported twice, in order.
+ * Bumps the pixel's directory version once, last.
+ */
+export async function upsertAds(pixelId: string, ads: readonly AdImport[]): Promise<void> {
+  if (ads.length === 0) return;
+  const byAd = new Map<string, { metadata: Ad; hoursByMonth: Map<string, Map<number, HourlyMetrics>> }>();
+  for (const { hourly, ...metadata } of ads) {
+    const entry = byAd.get(adKeyString(metadata)) ?? { metadata, hoursByMonth: new Map() };
+    entry.metadata = metadata;
+    for (const row of hourly ?? []) {
+      const month = monthKeyOf(row.hour);
+      let hours = entry.hoursByMonth.get(month);
+      if (!hours) entry.hoursByMonth.set(month, (hours = new Map()));
+      hours.set(row.hour, row);
+    }
+    byAd.set(adKeyString(metadata), entry);
+  }
+
+  const monthUpdates = [...byAd.values()].flatMap(({ metadata, hoursByMonth }) =>
+    [...hoursByMonth].map(([month, hours]) => ({ key: { PK: metricsPk(pixelId, metadata), SK: MONTH_SK_PREFIX + month }, month, hours })),
+  );
+  const stored = new Map(
+    (await batchGet(monthUpdates.map((update) => update.key), { concurrency: WRITE_CONCURRENCY })).map((item) => [
+      itemId(item as ItemKey),
+      item.data as Uint8Array,
+    ]),
+  );
+  const metricPuts: WriteRequest[] = monthUpdates.map(({ key, month, hours }) => {
+    const existing = stored.get(itemId(key));
+    const merged = existing ? mergeHours(decodeMonth(month, existing), hours) : [...hours.values()];
+    return { PutRequest: { Item: { ...key, data: encodeMonth(month, merged), hourCount: merged.length } } };
+  });
+  await batchWrite(metricPuts, { concurrency: WRITE_CONCURRENCY });
+
+  const importedAt = new Date();
+  const metadataPuts: WriteRequest[] = [...byAd.values()].map(({ metadata }) => ({
+    PutRequest: {
+      Item: {
+        PK: adsPk(pixelId),
+        SK: adSk(metadata),
+        platform: metadata.platform,
+        adId: metadata.adId,
+        ad: JSON.stringify(metadata),
+        importedAt: importedAt.toISOString(),
+      },
+    },
+  }));
+  await batchWrite(metadataPuts, { concurrency: WRITE_CONCURRENCY });
+  await bumpCollectionVersion(adsPk(pixelId), importedAt);
+}
+
+function itemId(key: ItemKey): string {
+  return `${key.PK}\n${key.SK}`;
+}
+
+function mergeHours(stored: readonly HourlyMetrics[], given: ReadonlyMap<number, HourlyMetrics>): HourlyMetrics[] {
+  const merged = new Map(stored.map((row) => [row.hour, row]));
+  for (const [hour, row] of given) merged.set(hour, row);
+  return [...merged.values()];
+}
+
+/**
+ * Parsed ad lists of recently asked pixels, each valid for one directory version. Bounded at 50
+ * pixels and 50,000 ads in all (roughly 50 MB), least recently used first out.
+ *
+ * Deployed, this lives per Lambda container. It is never stale: every call first reads the
+ * directory version with a strongly consistent read and uses the cached list only when it was
+ * read at that same version, so an import is visible to every container on its next request.
+ */
+const adListCache = new VersionedCache<readonly Ad[]>({ maxEntries: 50, maxWeight: 50_000, weigh: (ads) => ads.length });
+
+/** Every ad of the pixel, ordered by platform then adId. Frozen: the list may be shared. */
+export async function listAds(pixelId: string): Promise<readonly Ad[]> {
+  const cacheKey = `${tableName()}\n${pixelId}`;
+  const version = await readCollectionVersion(adsPk(pixelId));
+  const cached = adListCache.get(cacheKey, version);
+  if (cached) return cached;
+
+  const ads: Ad[] = [];
+  const pages = paginateQuery(
+    { client: documentClient },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': adsPk(pixelId), ':prefix': AD_SK_PREFIX },
+      ProjectionExpression: 'ad',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) ads.push(Object.freeze(JSON.parse(item.ad as string) as Ad));
+  }
+  const list = Object.freeze(ads);
+  // Cached under the version read before the query: the list holds at least that version's
+  // writes, and any later import bumps past it, so the entry can only be replaced, never wrong.
+  adListCache.set(cacheKey, version, list);
+  return list;
+}
+
+/**
+ * The ad's hours h with from <= h < to, in hour order. Reads only the months the range touches
+ * (one item each), so the cost follows the range, not the ad's history.
+ */
+export async function loadHourlyMetrics(pixelId: string, ad: AdKey, from: Date, to: Date): Promise<HourlyMetrics[]> {
+  const fromMs = from.getTime();
+  const toMs = to.getTime();
+  if (Number.isNaN(fromMs) || Number.isNaN(toMs)) throw new RangeError('loadHourlyMetrics needs valid dates');
+  if (fromMs >= toMs) return [];
+
+  const rows: HourlyMetrics[] = [];
+  const pages = paginateQuery(
+    { client: documentClient },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: {
+        ':pk': metricsPk(pixelId, ad),
+        ':first': MONTH_SK_PREFIX + monthKeyOf(fromMs),
+        ':last': MONTH_SK_PREFIX + monthKeyOf(toMs - 1),
+      },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      for (const row of decodeMonth((item.SK as string).slice(MONTH_SK_PREFIX.length), item.data as Uint8Array)) {
+        if (row.hour >= fromMs && row.hour < toMs) rows.push(row);
+      }
+    }
+  }
+  return rows;
+}
+
+/** `loadHourlyMetrics` for many ads, at most `concurrency` at a time, keyed by `adKeyString`. */
+export async function loadHourlyMetricsForAds(
+  pixelId: string,
+  ads: readonly AdKey[],
+  from: Date,
+  to: Date,
+  concurrency = 16,
+): Promise<Map<string, HourlyMetrics[]>> {
+  const loaded = await mapWithConcurrency(ads, concurrency, (ad) => loadHourlyMetrics(pixelId, ad, from, to));
+  return new Map(ads.map((ad, index) => [adKeyString(ad), loaded[index] ?? []]));
+}

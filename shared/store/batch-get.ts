@@ -1,0 +1,35 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../map-with-concurrency';
+import { documentClient, tableName } from './dynamo-client';
+
+export type ItemKey = { PK: string; SK: string };
+
+/** DynamoDB's cap on one BatchGetItem call. */
+const MAX_BATCH = 100;
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Reads any number of items by key, 100 a call, strongly consistent (a read-modify-write must see
+ * the latest write). Keys DynamoDB hands back as UnprocessedKeys are retried with exponential
+ * backoff. Returns the items found; a missing key is simply absent, and order is not kept.
+ */
+export async function batchGet(keys: readonly ItemKey[], options: { concurrency?: number } = {}): Promise<Array<Record<string, unknown>>> {
+  const batches: ItemKey[][] = [];
+  for (let start = 0; start < keys.length; start += MAX_BATCH) batches.push(keys.slice(start, start + MAX_BATCH));
+  return (await mapWithConcurrency(batches, options.concurrency ?? 1, readOneBatch)).flat();
+}
+
+async function readOneBatch(batch: ItemKey[]): Promise<Array<Record<string, unknown>>> {
+  const found: Array<Record<string, unknown>> = [];
+  let pending: Array<Record<string, unknown>> = batch;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch reads unprocessed after ${MAX_ATTEMPTS} attempts`);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+    const { Responses, UnprocessedKeys } = await documentClient.send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    found.push(...(Responses?.[tableName()] ?? []));
+    pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
+  }
+  return found;
+}

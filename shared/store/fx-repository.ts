@@ -1,0 +1,69 @@
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { FxTable } from '../ads/fx-table';
+import type { FxRatesEntry } from '../schemas/ad-import';
+import { batchGet, type ItemKey } from './batch-get';
+import { batchWrite } from './batch-write';
+import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
+import { documentClient, tableName } from './dynamo-client';
+import { VersionedCache } from './versioned-cache';
+
+/**
+ * A pixel's exchange rates, one item per date (see table-design.ts):
+ * - head   `PK=PIXEL#<pixelId>#FX`  `SK=DIRECTORY`        { version }
+ * - a date `PK=PIXEL#<pixelId>#FX`  `SK=DATE#<YYYY-MM-DD>` { rates: JSON of { CODE: units per USD } }
+ *
+ * Importing a date merges per currency: the given currencies' rates replace the stored ones and
+ * the date's other currencies stay, so a file that adds one currency does not erase the others.
+ */
+const fxPk = (pixelId: string) => `PIXEL#${pixelId}#FX`;
+const DATE_SK_PREFIX = 'DATE#';
+
+export async function upsertFxRates(pixelId: string, entries: readonly FxRatesEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const given = new Map<string, Record<string, number>>();
+  for (const entry of entries) given.set(entry.date, { ...given.get(entry.date), ...entry.rates });
+
+  const keys: ItemKey[] = [...given.keys()].map((date) => ({ PK: fxPk(pixelId), SK: DATE_SK_PREFIX + date }));
+  const stored = new Map((await batchGet(keys)).map((item) => [item.SK as string, JSON.parse(item.rates as string) as Record<string, number>]));
+  await batchWrite(
+    [...given].map(([date, rates]) => ({
+      PutRequest: {
+        Item: {
+          PK: fxPk(pixelId),
+          SK: DATE_SK_PREFIX + date,
+          date,
+          rates: JSON.stringify({ ...stored.get(DATE_SK_PREFIX + date), ...rates }),
+        },
+      },
+    })),
+  );
+  await bumpCollectionVersion(fxPk(pixelId), new Date());
+}
+
+/** Per container, validated against the version on every call like the ad list (ad-repository.ts). */
+const fxTableCache = new VersionedCache<FxTable>({ maxEntries: 50, maxWeight: Number.POSITIVE_INFINITY, weigh: () => 1 });
+
+/** Every date of the pixel's rates; an empty table when it has none. */
+export async function loadFxTable(pixelId: string): Promise<FxTable> {
+  const cacheKey = `${tableName()}\n${pixelId}`;
+  const version = await readCollectionVersion(fxPk(pixelId));
+  const cached = fxTableCache.get(cacheKey, version);
+  if (cached) return cached;
+
+  const entries: FxRatesEntry[] = [];
+  const pages = paginateQuery(
+    { client: documentClient },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': fxPk(pixelId), ':prefix': DATE_SK_PREFIX },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) entries.push({ date: item.date as string, rates: JSON.parse(item.rates as string) });
+  }
+  const table = new FxTable(entries);
+  fxTableCache.set(cacheKey, version, table);
+  return table;
+}
