@@ -31,6 +31,27 @@ export const routes = {
     scope: 'account:write',
     summary: 'Replace the order settings',
   },
+  getMeasures: {
+    method: 'GET',
+    path: '/db-mgmt/api/measures',
+    handler: 'functions/db-mgmt/get-measures.ts',
+    scope: null,
+    summary: 'List the measures catalog',
+  },
+  getFilters: {
+    method: 'GET',
+    path: '/db-mgmt/api/filters',
+    handler: 'functions/db-mgmt/get-filters.ts',
+    scope: 'analytics:read',
+    summary: 'List the filter-field catalog',
+  },
+  queryAds: {
+    method: 'POST',
+    path: '/db-mgmt/api/query-ads',
+    handler: 'functions/db-mgmt/query-ads.ts',
+    scope: 'analytics:read',
+    summary: 'List ads, with optional daily series',
+  },
 } as const satisfies Record<string, RouteDefinition>;
 
 export type RouteId = keyof typeof routes;

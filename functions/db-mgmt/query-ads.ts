@@ -1,0 +1,10 @@
+import { routes } from '../../lib/routes';
+import { queryAds } from '../../shared/ads/query-ads-service';
+import { apiHandler } from '../../shared/http/api-handler';
+import { queryAdsRequestSchema } from '../../shared/schemas/query-ads';
+
+/** POST the ad listing, with optional daily series per ad (spec 4.2). */
+export const handler = apiHandler(
+  { scope: routes.queryAds.scope, schemas: { body: queryAdsRequestSchema } },
+  async ({ body, principal }) => ({ body: await queryAds(principal.pixelId, body) }),
+);

@@ -1,0 +1,76 @@
+import * as z from 'zod';
+import { isAdMeasureId } from '../catalog/measures';
+import { filterSchemaForContext, filterUsesMetrics } from '../filters/filter-schema';
+import { isValidBound, rangesOverlap, resolveDateRange } from '../time/date-range';
+import { isValidTimeZone } from '../time/zoned-time';
+
+export const QUERY_ADS_LIMITS = { measures: 30, maxLimit: 500, defaultLimit: 50, maxRangeDays: 366 } as const;
+export const AD_SORT_FIELDS = ['sourceUpdatedAt', 'sourceCreatedAt', 'resourceName'] as const;
+
+const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+const dateBound = z.string().refine(isValidBound, {
+  message: 'Must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm])',
+});
+const dateRangeSchema = z.strictObject({ start: dateBound, end: dateBound });
+
+/** POST /db-mgmt/api/query-ads (spec 4.2). Defaults are applied here, so the service sees a complete request. */
+export const queryAdsRequestSchema = z
+  .strictObject({
+    pixelId: z.string().min(1),
+    measures: z.array(z.string()).max(QUERY_ADS_LIMITS.measures).optional(),
+    dateRange: dateRangeSchema.optional(),
+    compareDateRange: dateRangeSchema.optional(),
+    // Catalog rules are checked inside the field, so filter problems are reported together
+    // with every other problem of the body.
+    filters: filterSchemaForContext('query_ads').optional(),
+    timezone: z.string().refine(isValidTimeZone, { message: 'Must be an IANA time zone, e.g. "America/New_York"' }).default('UTC'),
+    currency: z.string().refine((code) => ISO_CURRENCIES.has(code), { message: 'Must be an ISO 4217 currency code, e.g. "USD"' }).default('USD'),
+    limit: z.int().min(1).max(QUERY_ADS_LIMITS.maxLimit).default(QUERY_ADS_LIMITS.defaultLimit),
+    offset: z.int().min(0).default(0),
+    sortBy: z.enum(AD_SORT_FIELDS).default('sourceUpdatedAt'),
+    sortDirection: z.enum(['asc', 'desc']).default('desc'),
+  })
+  .superRefine((request, ctx) => {
+    const measures = request.measures ?? [];
+    const unsupported = [...new Set(measures.filter((id) => !isAdMeasureId(id)))];
+    if (unsupported.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['measures'],
+        message: `Unsupported measures for query-ads: ${unsupported.join(', ')}. Only ad-platform measures (channel.* and <platform>.*) are accepted; see GET /db-mgmt/api/measures`,
+      });
+    }
+    if (measures.length > 0 && !request.dateRange) {
+      ctx.addIssue({ code: 'custom', path: ['dateRange'], message: 'dateRange is required when measures are requested' });
+    }
+    if (request.compareDateRange && measures.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['compareDateRange'], message: 'compareDateRange requires measures' });
+    }
+    for (const key of ['dateRange', 'compareDateRange'] as const) {
+      const range = request[key];
+      if (!range) continue;
+      const { start, end } = resolveDateRange(range, request.timezone);
+      if (start >= end) ctx.addIssue({ code: 'custom', path: [key, 'end'], message: 'end must be after start' });
+      else if (end - start > QUERY_ADS_LIMITS.maxRangeDays * 86_400_000 + 3_600_000) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `A range may span at most ${QUERY_ADS_LIMITS.maxRangeDays} days` });
+      }
+    }
+    if (request.filters && !request.dateRange && filterUsesMetrics(request.filters)) {
+      ctx.addIssue({ code: 'custom', path: ['dateRange'], message: 'dateRange is required when filters use metric fields' });
+    }
+  })
+  .transform((request) => {
+    const measures = [...new Set(request.measures ?? [])].filter(isAdMeasureId);
+    const primary = request.dateRange ? resolveDateRange(request.dateRange, request.timezone) : undefined;
+    const compare = request.compareDateRange ? resolveDateRange(request.compareDateRange, request.timezone) : undefined;
+    return {
+      ...request,
+      measures,
+      primaryRange: primary,
+      // A comparison period that overlaps the primary one is dropped without an error (spec 4.2).
+      compareRange: primary && compare && !rangesOverlap(primary, compare) ? compare : undefined,
+    };
+  });
+
+export type QueryAdsRequest = z.output<typeof queryAdsRequestSchema>;
