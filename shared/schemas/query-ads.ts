@@ -18,7 +18,19 @@ const dateRangeSchema = z.strictObject({ start: dateBound, end: dateBound });
 export const queryAdsRequestSchema = z
   .strictObject({
     pixelId: z.string().min(1),
-    measures: z.array(z.string()).max(QUERY_ADS_LIMITS.measures).optional(),
+    measures: z
+      .array(z.string())
+      .max(QUERY_ADS_LIMITS.measures)
+      .superRefine((measures, ctx) => {
+        const unsupported = [...new Set(measures.filter((id) => !isAdMeasureId(id)))];
+        if (unsupported.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `Unsupported measures for query-ads: ${unsupported.join(', ')}. Only ad-platform measures (channel.* and <platform>.*) are accepted; see GET /db-mgmt/api/measures`,
+          });
+        }
+      })
+      .optional(),
     dateRange: dateRangeSchema.optional(),
     compareDateRange: dateRangeSchema.optional(),
     // Catalog rules are checked inside the field, so filter problems are reported together
@@ -31,16 +43,10 @@ export const queryAdsRequestSchema = z
     sortBy: z.enum(AD_SORT_FIELDS).default('sourceUpdatedAt'),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
   })
+  // Rules between fields run once every field is valid on its own (zod's order), so a client
+  // fixing a body sees field problems first, then these.
   .superRefine((request, ctx) => {
     const measures = request.measures ?? [];
-    const unsupported = [...new Set(measures.filter((id) => !isAdMeasureId(id)))];
-    if (unsupported.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['measures'],
-        message: `Unsupported measures for query-ads: ${unsupported.join(', ')}. Only ad-platform measures (channel.* and <platform>.*) are accepted; see GET /db-mgmt/api/measures`,
-      });
-    }
     if (measures.length > 0 && !request.dateRange) {
       ctx.addIssue({ code: 'custom', path: ['dateRange'], message: 'dateRange is required when measures are requested' });
     }

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoAds, generateDemoFxRates } from '../../lib/local/demo-ads';
 import { toAdImportInput } from '../../shared/schemas/ad-import';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
-import { startLocalServer, type RunningServer } from '../support/local-server';
+import { runCli, startLocalServer, type RunningServer } from '../support/local-server';
 
 let server: RunningServer;
 const dir = mkdtempSync(join(tmpdir(), 'import-cli-'));
@@ -21,13 +20,7 @@ afterAll(async () => {
 });
 
 /** Runs `npm run import-ads`'s program against the server's store, as an operator would. */
-function importAds(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bin/import-ads.ts', ...args], { env: server.env }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const importAds = (...args: string[]) => runCli(server, 'bin/import-ads.ts', ...args);
 
 function file(name: string, content: string): string {
   const path = join(dir, name);

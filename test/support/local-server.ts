@@ -72,6 +72,15 @@ export async function startLocalServer(options: { dataDir?: string } = {}): Prom
   };
 }
 
+/** Runs one of the ops CLIs in bin/ against the server's store, as an operator would, whatever its exit code. */
+export function runCli(server: RunningServer, script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', script, ...args], { env: server.env }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
 /** Runs the keys CLI against the server's store, as an operator would. */
 export async function keysCli(server: RunningServer, ...args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/keys.ts', ...args], { env: server.env });
