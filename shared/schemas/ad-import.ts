@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AD_PLATFORMS, type AdPlatform } from '../catalog/measures';
 
 /**
  * The ad import format (ARCHITECTURE.md, "Ad import format"): what `npm run import-ads` reads and
@@ -11,8 +12,9 @@ import * as z from 'zod';
  * - an hourly `hour` becomes epoch milliseconds of the UTC hour start;
  * - absent budget fields become `null`, and a `-0` amount becomes `0`.
  */
-export const PLATFORMS = ['meta', 'google', 'tiktok'] as const;
-export type Platform = (typeof PLATFORMS)[number];
+/** The ad platforms are the catalog's: one list decides both what can be imported and measured. */
+export const PLATFORMS = AD_PLATFORMS;
+export type Platform = AdPlatform;
 
 export const AD_IMPORT_LIMITS = {
   idLength: 256,
