@@ -16,6 +16,18 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     a date range is one Query over the months it touches
  * - Exchange rates:   `PIXEL#<pixelId>#FX` / `DIRECTORY` (head: `version`) and
  *                     `PIXEL#<pixelId>#FX` / `DATE#<YYYY-MM-DD>` (`rates`: JSON, units per 1 USD)
+ * - Dashboard views:  `PIXEL#<pixelId>#VIEWS` / `VIEW#<dashboardViewId>`, one item per view: summary
+ *                     members as attributes, `configuration` as JSON text (≤ 256 KiB), `version` for
+ *                     conditional updates, `createdByApiKeyPk`/`updatedByApiKeyPk` for audit (never
+ *                     returned); the list is one Query projecting the summary, a view one GetItem
+ * - Tracking events:  `PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard 0-3>` / `<timestamp ISO>#<eventId>`
+ *                     (`event`: JSON; `name`, `eventId`, `timestamp`); a time range is one Query per
+ *                     UTC day and shard with SK BETWEEN two instants (event-repository.ts)
+ * - Event id markers: `PIXEL#<pixelId>#EVID#<eventId>` / `EVID` (where that client id's event is
+ *                     stored), claimed with attribute_not_exists: one event per client eventId
+ * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `version`); GSI1
+ *                     `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
+ *                     pixel's orders by order date (order-repository.ts)
  */
 export const TABLE_KEYS = {
   partitionKey: 'PK',

@@ -1,0 +1,22 @@
+import { DISPLAY_NAME_MAX_LENGTH } from '../schemas/display-name';
+
+const SUFFIX = ' (copy)';
+const ELLIPSIS = '…';
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The default name of a copy, `"<name> (copy)"`, kept within the name length limit. A long name is
+ * cut at a character boundary a reader sees (a grapheme), never inside an emoji sequence, where a
+ * dangling joiner would make the name invalid, and the cut is marked with an ellipsis.
+ */
+export function copyName(name: string): string {
+  const length = (text: string) => [...text].length;
+  if (length(name) + length(SUFFIX) <= DISPLAY_NAME_MAX_LENGTH) return name + SUFFIX;
+  const budget = DISPLAY_NAME_MAX_LENGTH - length(SUFFIX) - length(ELLIPSIS);
+  let kept = '';
+  for (const { segment } of graphemes.segment(name)) {
+    if (length(kept) + length(segment) > budget) break;
+    kept += segment;
+  }
+  return kept.trimEnd() + ELLIPSIS + SUFFIX;
+}

@@ -1,0 +1,97 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { formatPath, formatRejection, type ImportProblem, type ImportRejection } from '../ads/import-ads';
+import { toValidationIssues } from '../http/zod-issues';
+import { upsertOrders } from '../store/order-repository';
+import { orderImportSchema, type OrderUpdate } from './order';
+import { orderUpdateFromImport } from './order-updates';
+
+export { formatRejection, type ImportRejection };
+
+/**
+ * The import behind `npm run import-orders`: an order export, one JSON order a line, streamed in
+ * constant memory. Each line is validated on its own; a valid line goes through the same upsert
+ * as a purchase event, an invalid one is reported (line, path, reason) and never stops the rest.
+ */
+export interface OrderImportSummary {
+  /** Valid lines applied. */
+  orders: number;
+  created: number;
+  updated: number;
+  /** Lines that changed nothing: already imported, or older than what is stored. */
+  unchanged: number;
+  rejected: number;
+}
+
+export interface OrderImportOptions {
+  onRejection?: (rejection: ImportRejection) => void;
+  /** Lines stored per upsert; bounds memory. */
+  batchSize?: number;
+  /** The time a line without `updatedAt` is current as of. */
+  importedAt?: Date;
+}
+
+/** The file as a whole cannot be read; nothing was stored. */
+export class OrderImportFileError extends Error {}
+
+const DEFAULT_BATCH_SIZE = 100;
+
+export async function importOrdersFile(pixelId: string, file: string, options: OrderImportOptions = {}): Promise<OrderImportSummary> {
+  const importedAt = options.importedAt ?? new Date();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const summary: OrderImportSummary = { orders: 0, created: 0, updated: 0, unchanged: 0, rejected: 0 };
+  const batch: OrderUpdate[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const updates = batch.splice(0);
+    const result = await upsertOrders(pixelId, updates);
+    summary.orders += updates.length;
+    summary.created += result.created;
+    summary.updated += result.updated;
+    summary.unchanged += updates.length - result.created - result.updated;
+  };
+  const reject = (location: string, problems: ImportProblem[]) => {
+    summary.rejected++;
+    options.onRejection?.({ location, problems });
+  };
+
+  const input = createReadStream(file, { encoding: 'utf8' });
+  await new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject)).catch((error: Error) => {
+    throw new OrderImportFileError(`${file}: ${error.message}`);
+  });
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let lineNumber = 0;
+  for await (const rawLine of lines) {
+    lineNumber++;
+    const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+    if (line.trim() === '') continue;
+    const location = `line ${lineNumber}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // The parser's message quotes the line, and a line can hold an email address: not echoed.
+      reject(location, [{ path: '', message: 'Not valid JSON' }]);
+      continue;
+    }
+    const parsed = orderImportSchema.safeParse(value);
+    if (!parsed.success) {
+      reject(location, toValidationIssues(parsed.error).map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
+      continue;
+    }
+    batch.push(orderUpdateFromImport(parsed.data, importedAt));
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  return summary;
+}
+
+/** The one-line summary the CLI prints on stdout. */
+export function formatOrderImportSummary(pixelId: string, summary: OrderImportSummary): string {
+  const counted = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+  const rejected = summary.rejected === 0 ? '' : `; ${counted(summary.rejected, 'line', 'lines')} rejected`;
+  return (
+    `Imported ${counted(summary.orders, 'order', 'orders')} into pixel ${pixelId} ` +
+    `(${summary.created.toLocaleString('en-US')} new, ${summary.updated.toLocaleString('en-US')} updated, ${summary.unchanged.toLocaleString('en-US')} unchanged${rejected})`
+  );
+}

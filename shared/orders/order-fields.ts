@@ -1,0 +1,40 @@
+import * as z from 'zod';
+
+/**
+ * The order vocabulary shared by purchase events (`data.*`) and the order import, so the two
+ * sources describe an order in the same words and validate it the same way.
+ */
+export const FINANCIAL_STATUSES = ['paid', 'pending', 'voided', 'refunded', 'partially_refunded'] as const;
+export type FinancialStatus = (typeof FINANCIAL_STATUSES)[number];
+
+export const ORDER_LIMITS = {
+  orderIdLength: 255,
+  currencyLength: 10,
+  textLength: 255,
+  tags: 250,
+  refundsPerUpdate: 100,
+  identifiersPerKind: 10,
+} as const;
+
+/** `custom` issues carry their problem code here; the events API reports it as `details[].code`. */
+export const problem = (code: string, message: string) => ({ message, params: { code } });
+
+export const isoDateTime = z.iso.datetime({
+  offset: true,
+  error: 'Must be an ISO 8601 date-time with a time zone, like 2026-03-01T10:00:00Z',
+});
+
+export const orderIdSchema = z.string().min(1).max(ORDER_LIMITS.orderIdLength);
+export const moneySchema = z.number().min(0);
+export const currencySchema = z.string().min(1).max(ORDER_LIMITS.currencyLength);
+export const orderTextSchema = z.string().min(1).max(ORDER_LIMITS.textLength);
+export const tagsSchema = z.array(z.string().min(1).max(ORDER_LIMITS.textLength)).max(ORDER_LIMITS.tags);
+export const financialStatusSchema = z.enum(FINANCIAL_STATUSES);
+
+export const refundSchema = z.strictObject({
+  /** The platform's refund id, when it has one: it tells two equal refunds on one day apart. */
+  id: z.string().min(1).max(ORDER_LIMITS.textLength).optional(),
+  amount: moneySchema,
+  processedAt: isoDateTime,
+});
+export type Refund = z.output<typeof refundSchema>;

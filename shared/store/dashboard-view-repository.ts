@@ -1,0 +1,167 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { RetryableFault } from '../faults';
+import {
+  dashboardViewMembersSchema,
+  type DashboardView,
+  type DashboardViewConfiguration,
+  type DashboardViewSummary,
+} from '../schemas/dashboard-view';
+import { documentClient, tableName } from './dynamo-client';
+
+/**
+ * Dashboard views, one item per view (see table-design.ts):
+ *
+ *   `PK=PIXEL#<pixelId>#VIEWS`  `SK=VIEW#<dashboardViewId>`
+ *
+ * The pixel is in the partition key, so a view of another pixel is simply not found, and a
+ * pixel's views are one Query while a view is one GetItem. The configuration is JSON text: it is
+ * only ever read whole, text keeps it exactly as validated (DynamoDB maps cap nesting at 32
+ * levels and reject some numbers), and its size is what the 256 KiB limit measures. The summary
+ * members are top-level attributes so that the list projects them without the configuration.
+ *
+ * `version` guards read-modify-write updates; `createdByApiKeyPk` / `updatedByApiKeyPk` record
+ * which key wrote, for audit, and are never returned.
+ */
+export interface StoredDashboardView {
+  view: DashboardView;
+  version: number;
+}
+
+export class ConcurrentDashboardViewUpdateError extends RetryableFault {
+  constructor(dashboardViewId: string) {
+    super(`Dashboard view ${dashboardViewId} changed while it was being updated`);
+  }
+}
+
+const viewsPk = (pixelId: string) => `PIXEL#${pixelId}#VIEWS`;
+const SK_PREFIX = 'VIEW#';
+const viewSk = (dashboardViewId: string) => `${SK_PREFIX}${dashboardViewId}`;
+
+const summaryAttributes = dashboardViewMembersSchema.pick({
+  dashboardViewId: true,
+  type: true,
+  name: true,
+  order: true,
+  createdAt: true,
+  updatedAt: true,
+});
+
+/*
+ * The configuration is not re-validated on read: it was on the way in, and checking it against
+ * today's measures catalog would make a view unreadable the day a measure it uses is retired.
+ */
+const storedItem = dashboardViewMembersSchema.extend({ configuration: z.string(), version: z.int().positive() });
+
+export async function getDashboardViewItem(pixelId: string, dashboardViewId: string): Promise<StoredDashboardView | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: tableName(), Key: { PK: viewsPk(pixelId), SK: viewSk(dashboardViewId) }, ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  const item = storedItem.parse(Item);
+  return {
+    version: item.version,
+    view: {
+      dashboardViewId: item.dashboardViewId,
+      pixelId: item.pixelId,
+      type: item.type,
+      name: item.name,
+      configuration: JSON.parse(item.configuration) as DashboardViewConfiguration,
+      order: item.order,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+      createdBy: item.createdBy,
+      updatedBy: item.updatedBy,
+    },
+  };
+}
+
+/** Every view of the pixel, summary members only, in no particular order. */
+export async function listDashboardViewSummaries(pixelId: string): Promise<DashboardViewSummary[]> {
+  const pages = paginateQuery(
+    { client: documentClient },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': viewsPk(pixelId), ':prefix': SK_PREFIX },
+      ProjectionExpression: 'dashboardViewId, #type, #name, #order, createdAt, updatedAt',
+      ExpressionAttributeNames: { '#type': 'type', '#name': 'name', '#order': 'order' },
+      ConsistentRead: true,
+    },
+  );
+  const summaries: DashboardViewSummary[] = [];
+  for await (const page of pages) summaries.push(...(page.Items ?? []).map((item) => summaryAttributes.parse(item)));
+  return summaries;
+}
+
+/** Stores a new view. Its id is fresh, so the condition only guards against a UUID collision. */
+export async function insertDashboardView(view: DashboardView, apiKeyPk: string): Promise<void> {
+  const { configuration, ...members } = view;
+  await documentClient.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        PK: viewsPk(view.pixelId),
+        SK: viewSk(view.dashboardViewId),
+        ...members,
+        configuration: JSON.stringify(configuration),
+        version: 1,
+        createdByApiKeyPk: apiKeyPk,
+        updatedByApiKeyPk: apiKeyPk,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+/**
+ * Writes the mutable members of a view read at `expectedVersion`: name, configuration, order and
+ * the update stamps; who created it stays. Throws ConcurrentDashboardViewUpdateError when the view
+ * changed or was deleted since; the caller re-reads and applies its change again.
+ */
+export async function updateDashboardViewItem(view: DashboardView, expectedVersion: number, apiKeyPk: string): Promise<void> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: viewsPk(view.pixelId), SK: viewSk(view.dashboardViewId) },
+        UpdateExpression:
+          'SET #name = :name, configuration = :configuration, #order = :order, updatedAt = :updatedAt, ' +
+          'updatedBy = :updatedBy, updatedByApiKeyPk = :apiKeyPk, version = :next',
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeNames: { '#name': 'name', '#order': 'order' },
+        ExpressionAttributeValues: {
+          ':name': view.name,
+          ':configuration': JSON.stringify(view.configuration),
+          ':order': view.order,
+          ':updatedAt': view.updatedAt,
+          ':updatedBy': view.updatedBy,
+          ':apiKeyPk': apiKeyPk,
+          ':next': expectedVersion + 1,
+          ':expected': expectedVersion,
+        },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new ConcurrentDashboardViewUpdateError(view.dashboardViewId);
+    throw error;
+  }
+}
+
+/** Deletes a view; false when there was none to delete. */
+export async function deleteDashboardViewItem(pixelId: string, dashboardViewId: string): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: { PK: viewsPk(pixelId), SK: viewSk(dashboardViewId) },
+        ConditionExpression: 'attribute_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

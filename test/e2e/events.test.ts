@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageView, purchaseEvent } from '../support/event-fixtures';
+import { call, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
+
+const PATH = '/tr/api/events';
+const EMAIL = 'E2E.Shopper@Example.org';
+const PHONE = '+33 6 12 34 56 78';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+let server: RunningServer;
+let store: DynamoDBDocumentClient;
+let headers: Record<string, string>;
+const dir = mkdtempSync(join(tmpdir(), 'events-e2e-'));
+
+beforeAll(async () => {
+  server = await startLocalServer();
+  const key = await mintKey(server, 'px_events', 'events:write');
+  headers = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_events' };
+  store = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: `http://127.0.0.1:${server.env.DYNAMODB_PORT}`, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+});
+afterAll(async () => {
+  store?.destroy();
+  await server?.stop();
+});
+
+const TABLE = 'merchant-analytics-local';
+
+async function allItems(): Promise<Array<Record<string, any>>> {
+  const items: Array<Record<string, any>> = [];
+  let start: ScanCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await store.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+const eventItemsOf = async (pixelId: string) => (await allItems()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#EV#`));
+
+async function orderOf(pixelId: string, orderId: string) {
+  const { Item } = await store.send(new GetCommand({ TableName: TABLE, Key: { PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: 'ORDER' } }));
+  return Item;
+}
+
+function importOrders(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bin/import-orders.ts', ...args], { env: server.env }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('POST /tr/api/events through the local server', () => {
+  it('ingests a batch and a single event', async () => {
+    const batch = await call(server, 'POST', PATH, { headers, body: { events: [pageView({ eventId: 'e2e-1' }), pageView({ eventId: 'e2e-2' })] } });
+    expect(batch).toMatchObject({ status: 200, body: { success: true, eventsIngested: 2 } });
+    const single = await call(server, 'POST', PATH, { headers, body: pageView() });
+    expect(single).toMatchObject({ status: 200, body: { success: true, eventId: expect.stringMatching(/^[0-9A-Z]{26}$/) } });
+    expect(single.headers.get('x-request-id')).toBeTruthy();
+    expect(await eventItemsOf('px_events')).toHaveLength(3);
+  });
+
+  it('answers a body over 128 KB with 413 in the events envelope', async () => {
+    const body = JSON.stringify({ events: [pageView({ data: { note: 'x'.repeat(128 * 1024) } })] });
+    const response = await call(server, 'POST', PATH, { headers, body });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ message: expect.any(String), requestId: response.headers.get('x-request-id'), error: { code: 'payload_too_large', details: [] } });
+  });
+
+  it('answers an invalid batch with 400, every problem located, and stores none of it', async () => {
+    const response = await call(server, 'POST', PATH, {
+      headers,
+      body: { events: [pageView({ eventId: 'never-1' }), pageView({ eventId: 'never-2', name: 'page view', data: { currency: 'DOLLARS-AMERICAN' } })] },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      message: '2 problems in the request. Nothing was stored',
+      requestId: response.headers.get('x-request-id'),
+      error: {
+        code: 'validation_failed',
+        details: [
+          { index: 1, path: ['events', '1', 'name'], code: 'invalid_format', message: expect.any(String) },
+          { index: 1, path: ['events', '1', 'data', 'currency'], code: 'too_long', message: expect.any(String) },
+        ],
+      },
+    });
+    expect((await eventItemsOf('px_events')).map((item) => item.eventId)).not.toContain('never-1');
+  });
+
+  it('answers 401 and 403 in the events envelope', async () => {
+    const unauthenticated = await call(server, 'POST', PATH, { headers: { 'x-pixel-id': 'px_events' }, body: pageView() });
+    expect(unauthenticated).toMatchObject({ status: 401, body: { error: { code: 'unauthorized', details: [] } } });
+    const reader = await mintKey(server, 'px_events', 'analytics:read');
+    const forbidden = await call(server, 'POST', PATH, { headers: { 'x-api-key': reader.apiKey, 'x-pixel-id': 'px_events' }, body: pageView() });
+    expect(forbidden).toMatchObject({ status: 403, body: { requestId: expect.any(String), error: { code: 'forbidden' } } });
+  });
+
+  it('stores a batch sent twice once', async () => {
+    const events = Array.from({ length: 100 }, (_, i) => pageView({ eventId: `twice-${i}` }));
+    const key = await mintKey(server, 'px_twice', 'events:write');
+    const twiceHeaders = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_twice' };
+    for (let i = 0; i < 2; i++) expect((await call(server, 'POST', PATH, { headers: twiceHeaders, body: { events } })).body).toEqual({ success: true, eventsIngested: 100 });
+    expect(await eventItemsOf('px_twice')).toHaveLength(100);
+  });
+
+  it('keeps emails and phones out of the store and the server output', async () => {
+    await call(server, 'POST', PATH, { headers, body: { events: [purchaseEvent({ eventId: 'pii', user: { emails: [EMAIL], phones: [PHONE] }, data: { orderId: 'pii-order', value: 10, currency: 'EUR' } })] } });
+    await call(server, 'POST', PATH, { headers, body: { events: [purchaseEvent({ user: { emails: [EMAIL, 'broken'] } })] } });
+
+    const table = JSON.stringify(await allItems());
+    for (const raw of [EMAIL, EMAIL.toLowerCase(), PHONE, '+33612345678']) {
+      expect(table).not.toContain(raw);
+      expect(server.output()).not.toContain(raw);
+    }
+    expect(table).toContain(sha256(EMAIL.toLowerCase()));
+    expect((await orderOf('px_events', 'pii-order'))?.customer).toEqual({ emailHashes: [sha256(EMAIL.toLowerCase())], phoneHashes: [sha256('+33612345678')], userIds: [] });
+  });
+});
+
+describe('npm run import-orders', () => {
+  const file = (name: string, lines: unknown[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'));
+    return path;
+  };
+  const line = (orderId: string, extra: Record<string, unknown> = {}) => ({ orderId, orderDate: '2026-03-01T10:00:00Z', value: 30, currency: 'USD', ...extra });
+
+  it('backfills orders into the running server’s store, merging with a purchase event’s order, exit 0', async () => {
+    await call(server, 'POST', PATH, { headers, body: purchaseEvent({ eventId: 'live-order', data: { orderId: 'shared-1', value: 99, currency: 'USD' } }) });
+    const path = file('orders.ndjson', [line('hist-1', { sourceName: 'pos', tags: ['wholesale'], paymentGateway: 'cash' }), line('shared-1', { tags: ['from-export'], updatedAt: '2026-03-02T00:00:00Z' })]);
+
+    const result = await importOrders('--pixel', 'px_events', '--file', path);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Imported 2 orders into pixel px_events (1 new, 1 updated, 0 unchanged)\n');
+    expect(await orderOf('px_events', 'hist-1')).toMatchObject({ sourceName: 'pos', tags: ['wholesale'], value: 30, paymentGateway: 'cash', financialStatus: 'paid' });
+    // The event is newer than the export's updatedAt: its value stays; the export fills the tags it did not state.
+    expect(await orderOf('px_events', 'shared-1')).toMatchObject({ value: 99, tags: ['from-export'] });
+  });
+
+  it('imports the valid lines, reports each rejected line on stderr, exit 1', async () => {
+    const path = file('some-bad.ndjson', [line('ok-1'), line('bad-1', { financialStatus: 'settled' }), 'nope', line('ok-2')]);
+    const result = await importOrders('--pixel', 'px_events', '--file', path);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('Imported 2 orders into pixel px_events (2 new, 0 updated, 0 unchanged; 2 lines rejected)\n');
+    expect(result.stderr.split('\n').filter((text) => text.startsWith('Rejected '))).toEqual([
+      expect.stringMatching(/^Rejected line 2: financialStatus: /),
+      'Rejected line 3: Not valid JSON',
+    ]);
+  });
+
+  it.each([
+    ['no --pixel', ['--file', 'x.ndjson'], '--pixel is required'],
+    ['a JSON document', ['--pixel', 'px_events', '--file', 'orders.json'], 'unsupported file type'],
+    ['a missing file', ['--pixel', 'px_events', '--file', '/nonexistent/orders.ndjson'], 'no such file'],
+  ])('exits 2 with the usage on %s', async (_, args, message) => {
+    const result = await importOrders(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('Usage:');
+  });
+});
