@@ -1,8 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type * as z from 'zod';
 import { toValidationIssues } from '../http/zod-issues';
+import { readJsonLines } from '../import/json-lines';
+import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
 import { adImportSchema, fxRatesEntrySchema, type AdImport, type FxRatesEntry } from '../schemas/ad-import';
 import { upsertAds } from '../store/ad-repository';
 import { upsertFxRates } from '../store/fx-repository';
@@ -14,17 +14,7 @@ import { importFormatOf } from './import-file-format';
  * others. A record is an ad, or one entry of an `fxRates` array; an invalid record is skipped
  * whole (none of its fields or hours are stored) and never stops the rest of the file.
  */
-export interface ImportProblem {
-  /** Where in the record, like `hourly[2].hour`; empty for the record as a whole. */
-  path: string;
-  message: string;
-}
 
-export interface ImportRejection {
-  /** Where in the file: `line 7` (ndjson), `line 3, fxRates[1]`, `ads[4]`, `fxRates[0]` (json). */
-  location: string;
-  problems: ImportProblem[];
-}
 
 export interface ImportSummary {
   ads: number;
@@ -55,7 +45,6 @@ export async function importAdsFile(pixelId: string, file: string, options: Impo
 }
 
 const DEFAULT_BATCH_SIZE = 100;
-const MAX_PROBLEMS_SHOWN = 10;
 
 class Importer {
   private readonly batch: AdImport[] = [];
@@ -77,27 +66,11 @@ class Importer {
   }
 
   async readLines(file: string): Promise<void> {
-    const input = createReadStream(file, { encoding: 'utf8' });
-    const opened = new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
-    await opened.catch((error: Error) => {
-      throw new ImportFileError(`${file}: ${error.message}`);
-    });
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-    let lineNumber = 0;
-    for await (const rawLine of lines) {
-      lineNumber++;
-      const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
-      if (line.trim() === '') continue;
-      const location = `line ${lineNumber}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (error) {
-        this.reject(location, [{ path: '', message: `Not valid JSON: ${(error as Error).message}` }]);
-        continue;
-      }
-      if (isObject(value) && Object.hasOwn(value, 'fxRates')) await this.addFxLine(value, location);
-      else await this.addAd(value, location);
+    for await (const line of readJsonLines(file, (message) => new ImportFileError(message))) {
+      const location = `line ${line.lineNumber}`;
+      if ('parseError' in line) this.reject(location, [{ path: '', message: `Not valid JSON: ${line.parseError}` }]);
+      else if (isObject(line.value) && Object.hasOwn(line.value, 'fxRates')) await this.addFxLine(line.value, location);
+      else await this.addAd(line.value, location);
     }
   }
 
@@ -187,16 +160,8 @@ function problemsOf(error: z.ZodError): ImportProblem[] {
 }
 
 /** `['hourly', '2', 'hour']` → `hourly[2].hour`. */
-export function formatPath(path: readonly string[]): string {
-  return path.reduce((text, segment) => (/^\d+$/.test(segment) ? `${text}[${segment}]` : text ? `${text}.${segment}` : segment), '');
-}
 
 /** One line for stderr: `Rejected line 7: hourly[2].spend: Too small: expected number to be >=0; currency: ...`. */
-export function formatRejection(rejection: ImportRejection): string {
-  const shown = rejection.problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message));
-  const hidden = rejection.problems.length - shown.length;
-  return `Rejected ${rejection.location}: ${shown.join('; ')}${hidden > 0 ? `; and ${hidden} more problem${hidden > 1 ? 's' : ''}` : ''}`;
-}
 
 /** The one-line summary the CLI prints on stdout. */
 export function formatSummary(pixelId: string, summary: ImportSummary): string {

@@ -1,12 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { formatPath, formatRejection, type ImportProblem, type ImportRejection } from '../ads/import-ads';
+import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
 import { toValidationIssues } from '../http/zod-issues';
+import { readJsonLines } from '../import/json-lines';
 import { upsertOrders } from '../store/order-repository';
 import { orderImportSchema, type OrderUpdate } from './order';
 import { orderUpdateFromImport } from './order-updates';
-
-export { formatRejection, type ImportRejection };
 
 /**
  * The import behind `npm run import-orders`: an order export, one JSON order a line, streamed in
@@ -55,26 +52,14 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
     options.onRejection?.({ location, problems });
   };
 
-  const input = createReadStream(file, { encoding: 'utf8' });
-  await new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject)).catch((error: Error) => {
-    throw new OrderImportFileError(`${file}: ${error.message}`);
-  });
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let lineNumber = 0;
-  for await (const rawLine of lines) {
-    lineNumber++;
-    const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
-    if (line.trim() === '') continue;
-    const location = `line ${lineNumber}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
+  for await (const line of readJsonLines(file, (message) => new OrderImportFileError(message))) {
+    const location = `line ${line.lineNumber}`;
+    if ('parseError' in line) {
       // The parser's message quotes the line, and a line can hold an email address: not echoed.
       reject(location, [{ path: '', message: 'Not valid JSON' }]);
       continue;
     }
-    const parsed = orderImportSchema.safeParse(value);
+    const parsed = orderImportSchema.safeParse(line.value);
     if (!parsed.success) {
       reject(location, toValidationIssues(parsed.error).map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
       continue;

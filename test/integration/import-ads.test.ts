@@ -2,14 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ImportFileError,
-  formatPath,
-  formatRejection,
-  formatSummary,
-  importAdsFile,
-  type ImportRejection,
-} from '../../shared/ads/import-ads';
+import { ImportFileError, formatSummary, importAdsFile } from '../../shared/ads/import-ads';
+import { formatPath, formatRejection, type ImportRejection } from '../../shared/import/rejections';
 import { listAds, loadHourlyMetrics } from '../../shared/store/ad-repository';
 import { loadFxTable } from '../../shared/store/fx-repository';
 import { hourRow, validAdInput } from '../support/ad-fixtures';

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isWellFormedPixelId } from '../../shared/auth/api-key-secret';
+import type { ImportRejection } from '../../shared/import/rejections';
+import { connectStore } from './store-connection';
+
+/** What an import service gives its CLI; loaded only once the store connection is set up. */
+export interface ImportService<Summary extends { rejected: number }> {
+  importFile(pixelId: string, file: string, onRejection: (rejection: ImportRejection) => void): Promise<Summary>;
+  formatRejection(rejection: ImportRejection): string;
+  formatSummary(pixelId: string, summary: Summary): string;
+  /** The error an import throws when the file as a whole is unusable and nothing was stored. */
+  FileError: abstract new (...args: never[]) => Error;
+}
+
+/**
+ * The shared shape of the import CLIs (`import-ads`, `import-orders`): `--pixel`, `--file`,
+ * optional `--table`; usage errors exit 2; rejections go to stderr as they are found and one
+ * summary line to stdout; exit 0 when everything was stored, 1 otherwise. Every import is an
+ * idempotent upsert, so a failed run is repaired by running it again, and the CLI says so.
+ */
+export async function runImportCli<Summary extends { rejected: number }>(options: {
+  usage: string;
+  /** Why a file cannot be imported (its type), or undefined when it can. */
+  unsupportedFile(file: string): string | undefined;
+  load(): Promise<ImportService<Summary>>;
+}): Promise<void> {
+  const fail = (message: string, code = 2): never => {
+    console.error(message ? `${message}\n\n${options.usage}` : options.usage);
+    process.exit(code);
+  };
+
+  let values: { pixel?: string; file?: string; table?: string; help?: boolean } = {};
+  try {
+    ({ values } = parseArgs({
+      options: {
+        pixel: { type: 'string' },
+        file: { type: 'string' },
+        table: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) fail('', 0);
+  const { pixel, file } = values;
+  if (!pixel) return fail('--pixel is required');
+  if (!isWellFormedPixelId(pixel)) fail(`'${pixel}' is not a valid pixel id (letters, digits, _ . : -, at most 128 characters)`);
+  if (!file) return fail('--file is required');
+  const unsupported = options.unsupportedFile(file);
+  if (unsupported) fail(`${file}: ${unsupported}`);
+  if (!existsSync(file)) fail(`${file}: no such file`);
+
+  const store = await connectStore({ table: values.table });
+  const service = await options.load();
+  try {
+    const summary = await service.importFile(pixel, file, (rejection) => console.error(service.formatRejection(rejection)));
+    console.log(service.formatSummary(pixel, summary));
+    process.exitCode = summary.rejected === 0 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof service.FileError) {
+      console.error(`Nothing imported: ${error.message}`);
+    } else {
+      console.error(`Import stopped (${store.description}): ${(error as Error).message}\nPart of the file may be stored; running the same import again is safe.`);
+    }
+    process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}
