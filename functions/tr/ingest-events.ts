@@ -1,13 +1,17 @@
 import { routes } from '../../lib/routes';
+import { apiHandler } from '../../shared/http/api-handler';
+import { eventsErrorResponder } from '../../shared/tracking/events-error-responder';
 import { EVENT_LIMITS } from '../../shared/tracking/event-schema';
 import { ingestEvents } from '../../shared/tracking/ingest-service';
 import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
-import { trackingApiHandler } from '../../shared/tracking/tracking-api-handler';
 
-/** POST server-side tracking events: one event, or a batch of 1 to 100 (README "Events API"). */
-export const handler = trackingApiHandler(
-  { scope: routes.ingestEvents.scope, maxBodyBytes: EVENT_LIMITS.bodyBytes },
-  async ({ body, principal, receivedAt }) => ({
-    body: await ingestEvents(principal.pixelId, parseIngestBody(body, receivedAt), receivedAt),
+/**
+ * POST server-side tracking events: one event, or a batch of 1 to 100. The events API reports
+ * problems in its own envelope, per event, so it validates the parsed body itself.
+ */
+export const handler = apiHandler(
+  { scope: routes.ingestEvents.scope, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
+  async ({ rawBody, principal, receivedAt }) => ({
+    body: await ingestEvents(principal.pixelId, parseIngestBody(rawBody ?? {}, receivedAt), receivedAt),
   }),
 );

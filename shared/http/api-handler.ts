@@ -1,4 +1,4 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
 import type { Principal } from '../auth/authenticate';
@@ -7,6 +7,7 @@ import type { ApiContext } from './api-context';
 import { ServiceUnavailableError } from './errors';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
+import { bodySizeLimit } from './middleware/body-size-limit';
 import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
@@ -23,6 +24,8 @@ export interface ApiRequest<S extends RequestSchemas> {
   body: Parsed<S, 'body'>;
   query: Parsed<S, 'query'>;
   path: Parsed<S, 'path'>;
+  /** The body as parsed JSON, before validation; for endpoints that validate it themselves. */
+  rawBody: Record<string, unknown> | undefined;
   principal: Principal;
   requestId: string;
   receivedAt: Date;
@@ -38,12 +41,19 @@ export interface EndpointDefinition<S extends RequestSchemas> {
   /** The scope the route table names for this endpoint; `null` for an ungated one. */
   scope: Scope | null;
   schemas?: S;
+  /** Parse the body as a JSON object even without a body schema: the handler validates it itself. */
+  jsonBody?: boolean;
+  /** 413 for a larger raw body, checked before the body is parsed. */
+  maxBodyBytes?: number;
+  /** Replaces the standard error body, for an API whose errors have their own envelope. */
+  errorResponder?: () => MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 }
 
 /**
  * Wraps one endpoint in the shared request pipeline. The order is the architecture's order of
- * checks: headers and key (401), scope (403), body parsing (400), body pixelId (403),
- * validation (400); the handler then answers 404s and successes.
+ * checks: headers and key (401), scope (403), body size (413, where the endpoint has a limit),
+ * body parsing (400), body pixelId (403), validation (400); the handler then answers 404s and
+ * successes.
  */
 export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   endpoint: EndpointDefinition<S>,
@@ -58,8 +68,9 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     .use(requestIdHeader())
     .use(normalizeHeaders())
     .use(authenticateRequest(endpoint.scope));
-  if (schemas.body) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
-  pipeline.use(validateRequest(schemas)).use(errorResponder());
+  if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));
+  if (schemas.body || endpoint.jsonBody) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
+  pipeline.use(validateRequest(schemas)).use((endpoint.errorResponder ?? errorResponder)());
 
   const handler = pipeline.handler(async (_event, context) => {
     const { api } = context;
@@ -67,6 +78,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
       body: api.body as Parsed<S, 'body'>,
       query: api.query as Parsed<S, 'query'>,
       path: api.path as Parsed<S, 'path'>,
+      rawBody: api.rawBody,
       principal: api.principal as Principal,
       requestId: api.requestId,
       receivedAt: api.receivedAt,
