@@ -1,19 +1,13 @@
-import type { RouteId } from '../lib/routes';
 import type { OrderSettingsInput } from '../shared/schemas/order-settings';
+import type { BenchRequest } from './invoke';
 
 /**
  * One warm-latency scenario: a route of the route table and the request sent to it, again and
  * again. Adding a scenario is one entry here; the runner mints a key with the scopes the routes
  * need and reports the case under its id.
  */
-export interface LatencyCase {
+export interface LatencyCase extends BenchRequest {
   id: string;
-  routeId: RouteId;
-  /** Values for the route's `{name}` segments. */
-  pathParameters?: Record<string, string>;
-  query?: Record<string, string>;
-  /** Sent as JSON. */
-  body?: unknown;
 }
 
 /** A document of the size a merchant with a few exclusion rules sends: enough to exercise validation. */

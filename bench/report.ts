@@ -10,4 +10,6 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
 }
 
 export const formatBytes = (bytes: number): string => `${bytes.toLocaleString('en-US')} B`;
+/** Binary megabytes (MiB), for memory and large responses. */
+export const formatMegabytes = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MB`;
 export const formatMs = (ms: number): string => `${ms.toFixed(2)} ms`;

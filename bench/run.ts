@@ -1,18 +1,22 @@
 /**
- * `npm run bench`: what each function costs to ship, to load and to run warm. Prints a report and
- * writes bench/results.json. Every number is measured on this run; nothing is asserted against a
- * time budget, because wall-clock limits on a shared machine only produce flaky failures.
+ * `npm run bench`: what each function costs to ship, to load and to run warm, and what the ad
+ * listing costs on a large pixel. Prints a report and writes bench/results.json. Every number is
+ * measured on this run; nothing is asserted against a time budget, because wall-clock limits on a
+ * shared machine only produce flaky failures.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeTable } from '../lib/routes';
+import type { AdListingResult } from './ad-listing';
 import { buildBundles } from './bundle-size';
+import { measureIngestion, printIngestion, type IngestionResult } from './ingestion';
 import { measureInitTimes } from './init-time';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
-import { formatBytes, formatMs, formatTable } from './report';
+import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
+import { runSectionProcess } from './section-process';
 import { roundMs, summarize } from './stats';
 
 const INIT_RUNS = 15;
@@ -41,6 +45,11 @@ interface BenchResults {
   machine: { cpus: number; model: string };
   functions: Record<string, FunctionResult>;
   latency: Record<string, LatencyResult>;
+  adListing: AdListingResult;
+  /** Event ingestion through the local server (bench/ingestion.ts). */
+  ingestion: IngestionResult;
+  /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
+  run: { wallSeconds: number; peakRssBytes: number };
 }
 
 async function benchFunctions(): Promise<BenchResults['functions']> {
@@ -81,6 +90,11 @@ async function benchLatency(): Promise<BenchResults['latency']> {
   return latency;
 }
 
+async function benchAdListing(): Promise<BenchResults['adListing']> {
+  log('Measuring the ad listing on a large generated pixel (in a process of its own)...');
+  return runSectionProcess('adListing', projectRoot);
+}
+
 function printReport(results: BenchResults): void {
   log();
   log(`Node ${results.node} on ${results.machine.cpus} x ${results.machine.model}`);
@@ -112,9 +126,44 @@ function printReport(results: BenchResults): void {
       ]),
     ),
   );
+  printAdListing(results.adListing);
+  printIngestion(results.ingestion, log);
+  log();
+  log(`Whole run: ${results.run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(results.run.peakRssBytes)}`);
+}
+
+function printAdListing(adListing: AdListingResult): void {
+  const { dataset, store } = adListing;
+  log();
+  log(
+    `Ad listing: POST /db-mgmt/api/query-ads on ${dataset.ads.toLocaleString('en-US')} ads x ${dataset.days} days ` +
+      `(${dataset.hourlyRows.toLocaleString('en-US')} hourly rows, metrics up to ${dataset.end}), dynalite in memory (${store.mode})`,
+  );
+  log(
+    `Import: ${dataset.importSeconds.toFixed(1)} s (${dataset.generateSeconds.toFixed(1)} s generating); peak RSS: ` +
+      `section ${formatMegabytes(adListing.peakRssBytes)}` +
+      (store.peakRssBytes === null ? '' : `, store process ${formatMegabytes(store.peakRssBytes)}`),
+  );
+  const cases = Object.entries(adListing.cases);
+  log(
+    formatTable(
+      ['case', 'requests', 'rows', 'response', 'p50', 'p99', 'mean'],
+      cases.map(([id, result]) => [
+        id,
+        result.requests.toLocaleString('en-US'),
+        result.rowsPerResponse.toLocaleString('en-US'),
+        formatMegabytes(result.responseBytes),
+        formatMs(result.p50Ms),
+        formatMs(result.p99Ms),
+        formatMs(result.meanMs),
+      ]),
+    ),
+  );
+  for (const [id, result] of cases) log(`  ${id}: ${result.description}`);
 }
 
 async function main(): Promise<void> {
+  const started = performance.now();
   const processors = cpus();
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -124,6 +173,13 @@ async function main(): Promise<void> {
     // which would compete with the child processes for the CPU.
     functions: await benchFunctions(),
     latency: await benchLatency(),
+    adListing: await benchAdListing(),
+    ingestion: await measureIngestion({ projectRoot, log }),
+    run: { wallSeconds: 0, peakRssBytes: 0 },
+  };
+  results.run = {
+    wallSeconds: Math.round((performance.now() - started) / 100) / 10,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
   };
   printReport(results);
   const resultsFile = join(benchDir, 'results.json');

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { measureAdListing, type AdListingResult } from './ad-listing';
+import { adListingCases, adListingDataset } from './ad-listing-cases';
+import type { StoreMode } from './bench-store';
+
+/**
+ * Benchmark sections that run in a Node process of their own. A section that needs its own store
+ * must: the handlers' SDK clients are built once per process and keep the endpoint they first
+ * used. A process of its own also keeps a large dataset's memory and garbage collection out of
+ * the other sections' numbers. Adding such a section is one entry in `sections`.
+ *
+ * run.ts calls `runSectionProcess(name)`; the child runs this file as its entry point, with the
+ * section's name and a file to write its JSON result to.
+ */
+const sections = {
+  adListing: (projectRoot: string, log: (line: string) => void): Promise<AdListingResult> => {
+    // dynalite runs in a process of its own by default. Measured on the 2-core VM with the full
+    // dataset, one run each (2026-11-23, other work loading the machine at ~3): child process vs
+    // in process, import 43.8 s vs 65.9 s, pageWithSeries p50 4.15 s vs 4.81 s, the small cases
+    // within noise of each other (15/20 ms vs 12/21 ms p50), the whole section 186 s vs 243 s.
+    // An in-process store shares one event loop with the handlers, so it can only ever use one core.
+    const storeMode = (process.env.BENCH_AD_LISTING_STORE ?? 'child-process') as StoreMode;
+    if (storeMode !== 'in-process' && storeMode !== 'child-process') throw new Error(`BENCH_AD_LISTING_STORE must be in-process or child-process`);
+    // A smaller dataset for working on the benchmark itself; results.json records the size used.
+    const ads = Number(process.env.BENCH_AD_LISTING_ADS ?? adListingDataset.ads);
+    if (!Number.isInteger(ads) || ads < 1) throw new Error('BENCH_AD_LISTING_ADS must be a positive integer');
+    return measureAdListing({ dataset: { ...adListingDataset, ads }, cases: adListingCases, projectRoot, storeMode, log });
+  },
+} satisfies Record<string, (projectRoot: string, log: (line: string) => void) => Promise<unknown>>;
+
+export type SectionName = keyof typeof sections;
+export type SectionResult<N extends SectionName> = Awaited<ReturnType<(typeof sections)[N]>>;
+
+const thisFile = fileURLToPath(import.meta.url);
+
+/** Runs a section in a fresh Node process (with the same tsx loader as this one) and returns its result. */
+export async function runSectionProcess<N extends SectionName>(name: N, projectRoot: string): Promise<SectionResult<N>> {
+  const scratchDir = mkdtempSync(join(tmpdir(), 'merchant-analytics-bench-section-'));
+  const resultFile = join(scratchDir, 'result.json');
+  try {
+    const child = spawn(process.execPath, [...process.execArgv, thisFile, name, resultFile], {
+      cwd: projectRoot,
+      // The section's progress lines go straight to the console.
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (exitCode, signal) => resolve(signal ? null : exitCode));
+    });
+    if (code !== 0) throw new Error(`benchmark section ${name} failed (exit ${code ?? 'by signal'})`);
+    return JSON.parse(readFileSync(resultFile, 'utf8')) as SectionResult<N>;
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+async function childMain(name: string, resultFile: string): Promise<void> {
+  if (!Object.hasOwn(sections, name)) throw new Error(`unknown benchmark section '${name}'`);
+  const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const result = await sections[name as SectionName](projectRoot, log);
+  writeFileSync(resultFile, JSON.stringify(result));
+}
+
+if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const [name, resultFile] = process.argv.slice(2);
+  try {
+    if (name === undefined || resultFile === undefined) throw new Error('usage: section-process.ts <section> <result file>');
+    await childMain(name, resultFile);
+  } catch (error) {
+    console.error(`Benchmark section ${name ?? '?'} failed:`, error);
+    process.exitCode = 1;
+  }
+}
