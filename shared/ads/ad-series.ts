@@ -53,70 +53,92 @@ function unroundedMeasureValue(measure: AdMeasureId, parts: MetricParts, adPlatf
   return denominator === 0 ? null : (counted[compute.numerator] / denominator) * compute.scale;
 }
 
-interface Bucket {
+/** A local day of a range, with the bounds a series point reports for it. */
+interface CalendarDay {
+  date: string;
   start: number;
   end: number;
-  date: string;
-  parts: MetricParts;
+  startLabel: string;
+  endLabel: string;
 }
 
 /**
- * Sums an ad's hours into local days of a range. Money is converted hour by hour at the rate of
- * the hour's UTC date, so a long range uses each day's own rate. `convertible` is false when any
- * hour had no rate; the caller then leaves money measures out.
+ * The local days of a range in a zone, each with its bounds clipped to the range and formatted
+ * with the offset in force. It depends only on the range and the zone, never on an ad, so a
+ * request computes it once per range and every row reuses it: zone arithmetic is the costly part.
  */
-function bucketByLocalDay(hours: readonly HourlyMetrics[], range: InstantRange, timeZone: string, rate: MoneyRate) {
-  const days = localDaysBetween(range.start, range.end, timeZone);
-  const buckets = new Map<number, Bucket>();
-  const rateByUtcDay = new Map<number, number | undefined>();
-  let convertible = true;
-  let dayIndex = 0;
-  for (const hour of hours) {
-    if (hour.hour < range.start || hour.hour >= range.end) continue;
-    while (days[dayIndex]!.end <= hour.hour) dayIndex++;
-    const day = days[dayIndex]!;
-    let bucket = buckets.get(dayIndex);
-    if (!bucket) {
-      bucket = { start: Math.max(day.start, range.start), end: Math.min(day.end, range.end), date: day.date, parts: emptyParts() };
-      buckets.set(dayIndex, bucket);
-    }
+export interface RangeCalendar {
+  range: InstantRange;
+  days: readonly CalendarDay[];
+}
+
+export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalendar {
+  const days = localDaysBetween(range.start, range.end, timeZone).map((day) => {
+    const start = Math.max(day.start, range.start);
+    const end = Math.min(day.end, range.end);
+    return { date: day.date, start, end, startLabel: formatInZone(start, timeZone), endLabel: formatInZone(end - 1, timeZone) };
+  });
+  return { range, days };
+}
+
+/** Sums money at each hour's UTC-date rate; remembers whether any hour had no rate. */
+class HourSummer {
+  private readonly rateByUtcDay = new Map<number, number | undefined>();
+  convertible = true;
+
+  constructor(private readonly rate: MoneyRate) {}
+
+  add(parts: MetricParts, hour: HourlyMetrics): void {
     const utcDay = Math.floor(hour.hour / DAY_MS);
-    if (!rateByUtcDay.has(utcDay)) rateByUtcDay.set(utcDay, rate(new Date(utcDay * DAY_MS).toISOString().slice(0, 10)));
-    const factor = rateByUtcDay.get(utcDay);
-    if (factor === undefined) convertible = false;
-    bucket.parts.spend += hour.spend * (factor ?? 0);
-    bucket.parts.conversionValue += hour.conversionValue * (factor ?? 0);
-    bucket.parts.impressions += hour.impressions;
-    bucket.parts.clicks += hour.clicks;
-    bucket.parts.conversions += hour.conversions;
+    if (!this.rateByUtcDay.has(utcDay)) this.rateByUtcDay.set(utcDay, this.rate(new Date(utcDay * DAY_MS).toISOString().slice(0, 10)));
+    const factor = this.rateByUtcDay.get(utcDay);
+    if (factor === undefined) this.convertible = false;
+    parts.spend += hour.spend * (factor ?? 0);
+    parts.conversionValue += hour.conversionValue * (factor ?? 0);
+    parts.impressions += hour.impressions;
+    parts.clicks += hour.clicks;
+    parts.conversions += hour.conversions;
   }
-  return { buckets: [...buckets.values()], convertible };
 }
 
 /**
  * The daily series of one ad over a range: one point per local day on which the ad has data,
  * days without data left out. Each point carries its day, its bounds in the zone (clipped to the
- * range, end inclusive), and one value per measure.
+ * range, end inclusive), and one value per measure. Money is converted hour by hour at the rate
+ * of the hour's UTC date, so a long range uses each day's own rate; `convertible` is false when
+ * some hour had no rate, and the caller then leaves money measures out.
  */
 export function dailySeries(options: {
   hours: readonly HourlyMetrics[];
-  range: InstantRange;
-  timeZone: string;
+  calendar: RangeCalendar;
   measures: readonly AdMeasureId[];
   platform: Platform;
   rate: MoneyRate;
 }): { points: SeriesPoint[]; convertible: boolean } {
-  const { buckets, convertible } = bucketByLocalDay(options.hours, options.range, options.timeZone, options.rate);
-  const points = buckets.map((bucket) => {
-    const point: SeriesPoint = {
-      dt: bucket.date,
-      start: formatInZone(bucket.start, options.timeZone),
-      end: formatInZone(bucket.end - 1, options.timeZone),
-    };
-    for (const measure of options.measures) point[measure] = measureValue(measure, bucket.parts, options.platform);
-    return point;
-  });
-  return { points, convertible };
+  const { range, days } = options.calendar;
+  const summer = new HourSummer(options.rate);
+  const points: SeriesPoint[] = [];
+  let dayIndex = 0;
+  let current: { day: CalendarDay; parts: MetricParts } | undefined;
+  const close = () => {
+    if (!current) return;
+    const point: SeriesPoint = { dt: current.day.date, start: current.day.startLabel, end: current.day.endLabel };
+    for (const measure of options.measures) point[measure] = measureValue(measure, current.parts, options.platform);
+    points.push(point);
+  };
+  // Hours arrive sorted, so days are visited in order and each is closed once.
+  for (const hour of options.hours) {
+    if (hour.hour < range.start || hour.hour >= range.end) continue;
+    while (days[dayIndex]!.end <= hour.hour) dayIndex++;
+    const day = days[dayIndex]!;
+    if (current?.day !== day) {
+      close();
+      current = { day, parts: emptyParts() };
+    }
+    summer.add(current.parts, hour);
+  }
+  close();
+  return { points, convertible: summer.convertible };
 }
 
 /** Every measure of an ad over a whole range, for filtering on metrics. Null where it cannot be computed. */
@@ -127,12 +149,14 @@ export function rangeTotals(options: {
   platform: Platform;
   rate: MoneyRate;
 }): Record<string, number | null> {
-  const { buckets, convertible } = bucketByLocalDay(options.hours, options.range, 'UTC', options.rate);
+  const summer = new HourSummer(options.rate);
   const parts = emptyParts();
-  for (const bucket of buckets) for (const part of Object.keys(parts) as AdMetricPart[]) parts[part] += bucket.parts[part];
+  for (const hour of options.hours) {
+    if (hour.hour >= options.range.start && hour.hour < options.range.end) summer.add(parts, hour);
+  }
   const totals: Record<string, number | null> = {};
   for (const measure of options.measures) {
-    totals[measure] = !convertible && needsConversion(measure) ? null : measureValue(measure, parts, options.platform);
+    totals[measure] = !summer.convertible && needsConversion(measure) ? null : measureValue(measure, parts, options.platform);
   }
   return totals;
 }

@@ -3,11 +3,10 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import { filterUsesMetrics, metricFieldsOf, type Filter } from '../filters/filter-schema';
 import type { QueryAdsRequest } from '../schemas/query-ads';
 import type { Ad } from '../schemas/ad-import';
-import { adKeyString, listAds, loadHourlyMetricsForAds } from '../store/ad-repository';
+import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
-import type { InstantRange } from '../time/date-range';
 import { AD_ATTRIBUTE_FIELDS, basicDetails } from './ad-details';
-import { dailySeries, needsConversion, rangeTotals, type MoneyRate, type SeriesPoint } from './ad-series';
+import { dailySeries, needsConversion, rangeCalendar, rangeTotals, type MoneyRate, type RangeCalendar, type SeriesPoint } from './ad-series';
 import type { FxTable } from './fx-table';
 
 export interface AdRow {
@@ -23,8 +22,10 @@ export interface AdRow {
  */
 export async function queryAds(pixelId: string, request: QueryAdsRequest) {
   const [ads, fx] = await Promise.all([listAds(pixelId), loadFxTable(pixelId)]);
-  const matching = request.filters ? await applyFilter(pixelId, ads, request.filters, request, fx) : [...ads];
-  const page = sortAds(matching, request.sortBy, request.sortDirection).slice(request.offset, request.offset + request.limit);
+  // Filtering keeps order, so the sorted directory (cached) is filtered rather than each result sorted.
+  const ordered = sortedAds(ads, request.sortBy, request.sortDirection);
+  const matching = request.filters ? await applyFilter(pixelId, ordered, request.filters, request, fx) : ordered;
+  const page = matching.slice(request.offset, request.offset + request.limit);
   const rows = await buildRows(pixelId, page, request, fx);
   return {
     rows,
@@ -64,16 +65,19 @@ async function buildRows(pixelId: string, page: readonly Ad[], request: QueryAds
   const { measures, primaryRange, compareRange } = request;
   if (measures.length === 0 || !primaryRange) return page.map((ad) => ({ basicDetails: basicDetails(ad, request.currency, fx) }));
 
-  const span = compareRange
-    ? { start: Math.min(primaryRange.start, compareRange.start), end: Math.max(primaryRange.end, compareRange.end) }
-    : primaryRange;
-  const metrics = await loadHourlyMetricsForAds(pixelId, page, new Date(span.start), new Date(span.end));
+  // Each range is read on its own: a comparison a year earlier must not pull in the months between.
+  const [primaryMetrics, compareMetrics] = await Promise.all([
+    loadHourlyMetricsForAds(pixelId, page, new Date(primaryRange.start), new Date(primaryRange.end)),
+    compareRange ? loadHourlyMetricsForAds(pixelId, page, new Date(compareRange.start), new Date(compareRange.end)) : undefined,
+  ]);
+  const primaryCalendar = rangeCalendar(primaryRange, request.timezone);
+  const compareCalendar = compareRange ? rangeCalendar(compareRange, request.timezone) : undefined;
   return page.map((ad) => {
-    const hours = metrics.get(adKeyString(ad)) ?? [];
-    const series = (range: InstantRange) =>
-      dailySeries({ hours, range, timeZone: request.timezone, measures, platform: ad.platform, rate: moneyRate(fx, ad.currency, request.currency) });
-    const primary = series(primaryRange);
-    const compare = compareRange ? series(compareRange) : undefined;
+    const key = adKeyString(ad);
+    const series = (calendar: RangeCalendar, metrics: Map<string, HourlyMetrics[]>) =>
+      dailySeries({ hours: metrics.get(key) ?? [], calendar, measures, platform: ad.platform, rate: moneyRate(fx, ad.currency, request.currency) });
+    const primary = series(primaryCalendar, primaryMetrics);
+    const compare = compareCalendar && compareMetrics ? series(compareCalendar, compareMetrics) : undefined;
     // Without a rate for some hour the money measures of this ad cannot be stated honestly, so
     // they are left out of its data rather than reported from a partial sum.
     if (!primary.convertible || (compare && !compare.convertible)) {
@@ -97,6 +101,27 @@ const SORT_KEYS = {
   sourceCreatedAt: (ad: Ad) => ad.createdAt,
   resourceName: (ad: Ad) => ad.adName,
 } as const;
+
+/**
+ * `listAds` returns the same frozen list until an import changes the directory, so its sorted
+ * orders can be kept with it: they are dropped with the list, never stale.
+ */
+const sortedByList = new WeakMap<readonly Ad[], Map<string, readonly Ad[]>>();
+
+function sortedAds(ads: readonly Ad[], sortBy: keyof typeof SORT_KEYS, direction: 'asc' | 'desc'): readonly Ad[] {
+  let orders = sortedByList.get(ads);
+  if (!orders) {
+    orders = new Map();
+    sortedByList.set(ads, orders);
+  }
+  const key = `${sortBy}:${direction}`;
+  let sorted = orders.get(key);
+  if (!sorted) {
+    sorted = Object.freeze(sortAds(ads, sortBy, direction));
+    orders.set(key, sorted);
+  }
+  return sorted;
+}
 
 /**
  * A total order: the requested key, then the ad's platform and id, so paging never repeats or

@@ -8,6 +8,7 @@ import { ServiceUnavailableError } from './errors';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
 import { bodySizeLimit } from './middleware/body-size-limit';
+import { compressResponse } from './middleware/compress-response';
 import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
@@ -66,6 +67,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     },
   })
     .use(requestIdHeader())
+    .use(compressResponse())
     .use(normalizeHeaders())
     .use(authenticateRequest(endpoint.scope));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));

@@ -1,0 +1,52 @@
+import { gzipSync } from 'node:zlib';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { BadRequestError, issueAt } from '../errors';
+
+/** Below this a body is sent as is: gzip would save little and cost a round of CPU. */
+const MIN_COMPRESSIBLE_BYTES = 1024;
+
+/**
+ * Lambda refuses a synchronous response over 6 MB (the whole payload, headers included); the
+ * body must stay under it with room to spare. Bigger answers must be narrowed by the client.
+ */
+export const MAX_RESPONSE_BODY_BYTES = 5_800_000;
+
+function acceptsGzip(event: APIGatewayProxyEventV2): boolean {
+  const header = event.headers?.['accept-encoding'] ?? '';
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const refused = params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(param));
+    return (coding === 'gzip' || coding === '*') && !refused;
+  });
+}
+
+/**
+ * Gzips large JSON bodies for clients that accept it (most HTTP clients do by default), which is
+ * what lets a page of daily series for 500 ads leave Lambda at all; and turns a body that is
+ * still too large into a 400 that says how to ask for less, instead of a gateway failure.
+ */
+export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
+  name: 'compressResponse',
+  after: (request) => {
+    const response = request.response;
+    if (!response?.body || response.isBase64Encoded) return;
+    const bytes = Buffer.byteLength(response.body, 'utf8');
+    const gzip = acceptsGzip(request.event);
+    const headers = { ...response.headers, vary: 'accept-encoding' };
+    if (gzip && bytes >= MIN_COMPRESSIBLE_BYTES) {
+      const compressed = gzipSync(response.body).toString('base64');
+      if (compressed.length <= MAX_RESPONSE_BODY_BYTES) {
+        request.response = { ...response, headers: { ...headers, 'content-encoding': 'gzip' }, body: compressed, isBase64Encoded: true };
+        return;
+      }
+    } else if (bytes <= MAX_RESPONSE_BODY_BYTES) {
+      request.response = { ...response, headers };
+      return;
+    }
+    const message =
+      `The response would be ${(bytes / 1_000_000).toFixed(1)} MB, more than the service can send` +
+      `${gzip ? ' even compressed' : ' (send Accept-Encoding: gzip to get it compressed)'}; ask for fewer rows (limit), measures or days`;
+    throw new BadRequestError(message, [issueAt([], message)]);
+  },
+});

@@ -1,0 +1,50 @@
+import { gunzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { BadRequestError } from '../../shared/http/errors';
+import { MAX_RESPONSE_BODY_BYTES, compressResponse } from '../../shared/http/middleware/compress-response';
+
+function afterResponse(body: string, acceptEncoding?: string) {
+  const request = {
+    event: { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } } as unknown as APIGatewayProxyEventV2,
+    response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body } as APIGatewayProxyStructuredResultV2,
+  };
+  (compressResponse().after as (r: typeof request) => void)(request);
+  return request.response;
+}
+
+const bigJson = JSON.stringify({ rows: Array.from({ length: 500 }, (_, i) => ({ id: i, name: `Video ${i}`, spend: i * 1.5 })) });
+
+describe('response compression', () => {
+  it('gzips a large body for a client that accepts gzip, and the client gets the same JSON back', () => {
+    const response = afterResponse(bigJson, 'gzip, deflate, br');
+    expect(response).toMatchObject({ isBase64Encoded: true, headers: { 'content-encoding': 'gzip', vary: 'accept-encoding' } });
+    expect(gunzipSync(Buffer.from(response.body!, 'base64')).toString('utf8')).toBe(bigJson);
+  });
+
+  it.each([
+    ['no Accept-Encoding', undefined],
+    ['only deflate', 'deflate'],
+    ['gzip refused with q=0', 'gzip;q=0, identity'],
+  ])('leaves the body as it is for %s', (_, header) => {
+    expect(afterResponse(bigJson, header)).toMatchObject({ body: bigJson, headers: { vary: 'accept-encoding' } });
+  });
+
+  it('leaves small bodies uncompressed even when gzip is accepted', () => {
+    expect(afterResponse('{"ok":true}', 'gzip').body).toBe('{"ok":true}');
+  });
+
+  it('answers 400 with a way out when the body is too large to send uncompressed', () => {
+    const huge = JSON.stringify({ blob: 'x'.repeat(MAX_RESPONSE_BODY_BYTES) });
+    expect(() => afterResponse(huge)).toThrow(BadRequestError);
+    expect(() => afterResponse(huge)).toThrow(/Accept-Encoding: gzip/);
+    // Repetitive JSON compresses far below the limit, so it is sent compressed instead.
+    expect(afterResponse(huge, 'gzip').isBase64Encoded).toBe(true);
+  });
+
+  it('answers 400 when even the compressed body is too large', () => {
+    const incompressible = JSON.stringify({ blob: randomBytes(MAX_RESPONSE_BODY_BYTES).toString('base64') });
+    expect(() => afterResponse(incompressible, 'gzip')).toThrow(/even compressed.*fewer rows/);
+  });
+});
