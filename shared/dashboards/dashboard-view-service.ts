@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findMeasure } from '../catalog/measures';
 import { NotFoundError } from '../http/errors';
+import { retryOnConflict } from '../retry-on-conflict';
 import {
   CONFIGURATION_DEFAULTS,
   DASHBOARD_VIEW_LIMITS,
@@ -105,25 +106,23 @@ export async function createDashboardView(actor: Actor, input: CreateDashboardVi
  */
 export async function updateDashboardView(actor: Actor, dashboardViewId: string, patch: DashboardViewPatch): Promise<DashboardView> {
   const configuration = patch.configuration && completeConfiguration(patch.configuration, actor.requestTime);
-  for (let attempt = 1; ; attempt++) {
-    const { view, version } = await load(actor.pixelId, dashboardViewId);
-    const requestTime = actor.requestTime.toISOString();
-    const next: DashboardView = {
-      ...view,
-      name: patch.name ?? view.name,
-      configuration: configuration ?? view.configuration,
-      order: patch.order ?? view.order,
-      updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
-      updatedBy: API_KEY_AUTHOR,
-    };
-    try {
+  return retryOnConflict(
+    async () => {
+      const { view, version } = await load(actor.pixelId, dashboardViewId);
+      const requestTime = actor.requestTime.toISOString();
+      const next: DashboardView = {
+        ...view,
+        name: patch.name ?? view.name,
+        configuration: configuration ?? view.configuration,
+        order: patch.order ?? view.order,
+        updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
+        updatedBy: API_KEY_AUTHOR,
+      };
       await updateDashboardViewItem(next, version, actor.apiKeyPk);
       return next;
-    } catch (error) {
-      if (!(error instanceof ConcurrentDashboardViewUpdateError) || attempt >= MAX_UPDATE_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
+    },
+    { isConflict: (error) => error instanceof ConcurrentDashboardViewUpdateError, maxAttempts: MAX_UPDATE_ATTEMPTS },
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   loadOrderSettings,
   saveOrderSettings,
 } from '../store/order-settings-repository';
+import { retryOnConflict } from '../retry-on-conflict';
 import { assignIdentity } from './assign-identity';
 
 const MAX_ATTEMPTS = 8;
@@ -28,24 +29,20 @@ export async function replaceOrderSettings(command: {
   requestTime: Date;
 }): Promise<OrderSettings> {
   const { pixelId, input, apiKeyPk, requestTime } = command;
-  for (let attempt = 1; ; attempt++) {
-    const current = await loadOrderSettings(pixelId);
-    const next = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
-    try {
-      await saveOrderSettings(pixelId, next, current?.version, requestTime);
-    } catch (error) {
-      if (error instanceof ConcurrentUpdateError && attempt < MAX_ATTEMPTS) {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-        continue;
-      }
-      throw error;
-    }
-    await publishAccountUpdated({
-      pixelId,
-      actor: `cli:${apiKeyPk}`,
-      change: { kind: 'orderSettings' },
-      occurredAt: requestTime.toISOString(),
-    });
-    return next;
-  }
+  const next = await retryOnConflict(
+    async () => {
+      const current = await loadOrderSettings(pixelId);
+      const settings = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
+      await saveOrderSettings(pixelId, settings, current?.version, requestTime);
+      return settings;
+    },
+    { isConflict: (error) => error instanceof ConcurrentUpdateError, maxAttempts: MAX_ATTEMPTS },
+  );
+  await publishAccountUpdated({
+    pixelId,
+    actor: `cli:${apiKeyPk}`,
+    change: { kind: 'orderSettings' },
+    occurredAt: requestTime.toISOString(),
+  });
+  return next;
 }
