@@ -35,6 +35,8 @@ export interface AdListingCaseResult {
   maxMs: number;
   rowsPerResponse: number;
   responseBytes: number;
+  /** The body as it leaves the function: gzipped (base64) when large. */
+  wireBytes: number;
 }
 
 const ROUTE_ID = 'queryAds' as const;
@@ -183,5 +185,6 @@ async function measureCase(
     maxMs: roundMs(summary.max),
     rowsPerResponse: response.rows.length,
     responseBytes: Buffer.byteLength(first.body, 'utf8'),
+    wireBytes: first.wireBytes,
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -32,8 +33,10 @@ export interface Credentials {
 
 export interface Invocation {
   elapsedMs: number;
-  /** The response body as the handler returned it (JSON text). */
+  /** The response body as JSON text (decompressed when the handler gzipped it). */
   body: string;
+  /** The body's size as the handler returned it: what would cross the network. */
+  wireBytes: number;
 }
 
 /**
@@ -75,11 +78,17 @@ export async function invoke(
   const started = performance.now();
   const result = await handler(event, context);
   const elapsedMs = performance.now() - started;
-  const { statusCode, body } = (result ?? {}) as { statusCode?: number; body?: string };
-  if (statusCode !== 200) {
-    throw new Error(`${label} answered ${statusCode ?? 'no status'}: ${(body ?? '').slice(0, 500)}`);
-  }
-  return { elapsedMs, body: body ?? '' };
+  const { statusCode, body = '', isBase64Encoded, headers = {} } = (result ?? {}) as {
+    statusCode?: number;
+    body?: string;
+    isBase64Encoded?: boolean;
+    headers?: Record<string, string>;
+  };
+  if (statusCode !== 200) throw new Error(`${label} answered ${statusCode ?? 'no status'}: ${body.slice(0, 500)}`);
+  // Decoding is the client's work, so it happens after the timed span.
+  const bytes = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+  const text = headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+  return { elapsedMs, body: text, wireBytes: Buffer.byteLength(body, 'utf8') };
 }
 
 function eventFor(label: string, request: BenchRequest, credentials: Credentials, requestId: string): APIGatewayProxyEventV2 {
@@ -96,6 +105,8 @@ function eventFor(label: string, request: BenchRequest, credentials: Credentials
     'Host', DOMAIN_NAME,
     'User-Agent', 'merchant-analytics-bench',
     'Accept', 'application/json',
+    // What HTTP clients send by default; without it a large page cannot leave Lambda (6 MB).
+    'Accept-Encoding', 'gzip, deflate, br',
     'x-api-key', credentials.apiKey,
     'x-pixel-id', credentials.pixelId,
     ...(body.length > 0 ? ['Content-Type', 'application/json', 'Content-Length', String(body.length)] : []),

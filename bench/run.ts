@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { routeTable } from '../lib/routes';
 import type { AdListingResult } from './ad-listing';
 import { buildBundles } from './bundle-size';
+import { measureFirstStart } from './first-start';
 import { measureIngestion, printIngestion, type IngestionResult } from './ingestion';
 import { measureInitTimes } from './init-time';
 import { measureLatency } from './latency';
@@ -48,6 +49,8 @@ interface BenchResults {
   adListing: AdListingResult;
   /** Event ingestion through the local server (bench/ingestion.ts). */
   ingestion: IngestionResult;
+  /** `npm start` on an empty data directory (demo seeding included) until its ready line. */
+  firstStart: { runs: number; medianMs: number; minMs: number; maxMs: number };
   /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
   run: { wallSeconds: number; peakRssBytes: number };
 }
@@ -129,6 +132,12 @@ function printReport(results: BenchResults): void {
   printAdListing(results.adListing);
   printIngestion(results.ingestion, log);
   log();
+  const { firstStart } = results;
+  log(
+    `First start (empty data directory, demo pixel seeded) to the ready line: median ${formatMs(firstStart.medianMs)} ` +
+      `(min ${formatMs(firstStart.minMs)}, max ${formatMs(firstStart.maxMs)}, ${firstStart.runs} runs)`,
+  );
+  log();
   log(`Whole run: ${results.run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(results.run.peakRssBytes)}`);
 }
 
@@ -147,12 +156,13 @@ function printAdListing(adListing: AdListingResult): void {
   const cases = Object.entries(adListing.cases);
   log(
     formatTable(
-      ['case', 'requests', 'rows', 'response', 'p50', 'p99', 'mean'],
+      ['case', 'requests', 'rows', 'JSON', 'sent', 'p50', 'p99', 'mean'],
       cases.map(([id, result]) => [
         id,
         result.requests.toLocaleString('en-US'),
         result.rowsPerResponse.toLocaleString('en-US'),
         formatMegabytes(result.responseBytes),
+        formatMegabytes(result.wireBytes),
         formatMs(result.p50Ms),
         formatMs(result.p99Ms),
         formatMs(result.meanMs),
@@ -160,6 +170,14 @@ function printAdListing(adListing: AdListingResult): void {
     ),
   );
   for (const [id, result] of cases) log(`  ${id}: ${result.description}`);
+}
+
+const FIRST_START_RUNS = 3;
+
+async function benchFirstStart(): Promise<BenchResults['firstStart']> {
+  log(`Timing ${FIRST_START_RUNS} first starts of the local server on empty data directories...`);
+  const summary = summarize(await measureFirstStart({ projectRoot, runs: FIRST_START_RUNS }));
+  return { runs: summary.count, medianMs: roundMs(summary.median), minMs: roundMs(summary.min), maxMs: roundMs(summary.max) };
 }
 
 async function main(): Promise<void> {
@@ -175,6 +193,7 @@ async function main(): Promise<void> {
     latency: await benchLatency(),
     adListing: await benchAdListing(),
     ingestion: await measureIngestion({ projectRoot, log }),
+    firstStart: await benchFirstStart(),
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
   results.run = {
