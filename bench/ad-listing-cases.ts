@@ -106,8 +106,13 @@ export const adListingCases: readonly AdListingCase[] = [
       limit: 500,
     }),
     check: (response, dataset) => {
-      expectThat(response.rows.length === 500, `500 rows, got ${response.rows.length}`);
-      expectThat(response.pagination.total === dataset.ads && response.pagination.hasMore, `total ${dataset.ads} and hasMore, got ${JSON.stringify(response.pagination)}`);
+      // A quick run (BENCH_AD_LISTING_ADS) may generate fewer ads than a page holds.
+      const expectedRows = Math.min(500, dataset.ads);
+      expectThat(response.rows.length === expectedRows, `${expectedRows} rows, got ${response.rows.length}`);
+      expectThat(
+        response.pagination.total === dataset.ads && response.pagination.hasMore === dataset.ads > 500,
+        `total ${dataset.ads} and hasMore ${dataset.ads > 500}, got ${JSON.stringify(response.pagination)}`,
+      );
       for (const row of response.rows) {
         const { primary, compare } = row.data ?? {};
         expectThat(Array.isArray(primary) && Array.isArray(compare), `data.primary and data.compare on ad ${row.basicDetails.adId}`);
@@ -137,8 +142,8 @@ export const adListingCases: readonly AdListingCase[] = [
     }),
     check: (response, dataset) => {
       const { total } = response.pagination;
-      expectThat(total > 50 && total < dataset.ads, `some but not all ads match, got total ${total}`);
-      expectThat(response.rows.length === 50, `a full page of 50 rows, got ${response.rows.length}`);
+      expectThat(total > 0 && total < dataset.ads, `some but not all ads match, got total ${total}`);
+      expectThat(response.rows.length === Math.min(50, total), `a page of ${Math.min(50, total)} rows, got ${response.rows.length}`);
       for (const { basicDetails, data } of response.rows) {
         expectThat(data === undefined, 'no series without measures');
         expectThat(

@@ -1,9 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { spawnLocalServer } from '../lib/local/spawned-server';
 import { mapWithConcurrency } from '../shared/map-with-concurrency';
 import { formatMs, formatTable } from './report';
 import { roundMs, summarize } from './stats';
@@ -140,35 +138,15 @@ interface Server {
 }
 
 async function startServer(projectRoot: string): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingestion-'));
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_REQUESTS: '0' };
-  // The runner's own local endpoints and table (if any) must not leak into the server.
-  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_EVENTBRIDGE', 'TABLE_NAME', 'EVENT_BUS_NAME']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stop = async () => {
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-    rmSync(dataDir, { recursive: true, force: true });
+  const server = await spawnLocalServer({ projectRoot });
+  return {
+    url: server.url,
+    env: server.env,
+    stop: async () => {
+      await server.stop();
+      rmSync(server.dataDir, { recursive: true, force: true });
+    },
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk;
-        if (output.includes(`listening on http://127.0.0.1:${port}`)) resolve();
-      });
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-      child.once('exit', (code) => reject(new Error(`local server exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `http://127.0.0.1:${port}`, env, stop };
 }
 
 async function mintKey(projectRoot: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -178,17 +156,6 @@ async function mintKey(projectRoot: string, env: NodeJS.ProcessEnv): Promise<str
     { cwd: projectRoot, env },
   );
   return (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function positiveInteger(name: string, fallback: number): number {

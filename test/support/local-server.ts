@@ -1,76 +1,15 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { spawnLocalServer, type SpawnedServer } from '../../lib/local/spawned-server';
 
 const run = promisify(execFile);
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export type RunningServer = SpawnedServer;
 
-export interface RunningServer {
-  url: string;
-  dataDir: string;
-  env: NodeJS.ProcessEnv;
-  output(): string;
-  stop(): Promise<number | null>;
-}
-
-/**
- * Starts `npm start`'s program as its own process, exactly as a user would, on free ports with
- * its own data directory, and resolves once it prints the ready line.
- */
-export async function startLocalServer(options: { dataDir?: string } = {}): Promise<RunningServer> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'e2e-data-'));
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    DYNAMODB_PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    LOG_REQUESTS: '0',
-  };
-  // The suite's own endpoints and table must not leak into the server or the CLIs it spawns.
-  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_EVENTBRIDGE', 'TABLE_NAME', 'EVENT_BUS_NAME']) delete env[name];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const ready = `listening on http://127.0.0.1:${port}`;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes(ready)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`local server exited early:\n${output}`));
-      }
-    }, 50);
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    dataDir,
-    env,
-    output: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill('SIGTERM');
-      }),
-  };
-}
+/** The local server for one test file: `npm start`'s program, in its own process and data directory. */
+export const startLocalServer = (options: { dataDir?: string } = {}): Promise<RunningServer> => spawnLocalServer(options);
 
 /** Runs one of the ops CLIs in bin/ against the server's store, as an operator would, whatever its exit code. */
 export function runCli(server: RunningServer, script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A port nobody listens on right now, on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface SpawnedServer {
+  url: string;
+  dataDir: string;
+  /** The environment it runs with: the CLIs given it find the same store. */
+  env: NodeJS.ProcessEnv;
+  /** From launch to the ready line. */
+  readyAfterMs: number;
+  /** Everything it printed so far. */
+  output(): string;
+  /** SIGTERM, and the exit code once it has shut down. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `npm start`'s program as its own process, as a user would, on free ports with its own
+ * data directory (a fresh one unless given), and resolves once it prints its ready line. For the
+ * end-to-end tests and the benchmark; the caller's own endpoints and table never leak into it.
+ */
+export async function spawnLocalServer(options: { projectRoot?: string; dataDir?: string } = {}): Promise<SpawnedServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'local-server-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_REQUESTS: '0' };
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_EVENTBRIDGE', 'TABLE_NAME', 'EVENT_BUS_NAME']) delete env[name];
+
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], {
+    cwd: options.projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  const ready = `listening on http://127.0.0.1:${port}`;
+  const readyAfterMs = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes(ready)) resolve(performance.now() - started);
+    });
+    child.once('exit', (code) => reject(new Error(`local server exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, dataDir, env, readyAfterMs, output: () => output, stop };
+}
