@@ -145,44 +145,16 @@ export async function listAds(pixelId: string): Promise<readonly Ad[]> {
   return list;
 }
 
-/**
- * The ad's hours h with from <= h < to, in hour order. Reads only the months the range touches
- * (one item each), so the cost follows the range, not the ad's history.
- */
+/** The ad's hours h with from <= h < to, in hour order: `loadHourlyMetricsForAds` for one ad. */
 export async function loadHourlyMetrics(pixelId: string, ad: AdKey, from: Date, to: Date): Promise<HourlyMetrics[]> {
-  const fromMs = from.getTime();
-  const toMs = to.getTime();
-  if (Number.isNaN(fromMs) || Number.isNaN(toMs)) throw new RangeError('loadHourlyMetrics needs valid dates');
-  if (fromMs >= toMs) return [];
-
-  const rows: HourlyMetrics[] = [];
-  const pages = paginateQuery(
-    { client: documentClient },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':pk': metricsPk(pixelId, ad),
-        ':first': MONTH_SK_PREFIX + monthKeyOf(fromMs),
-        ':last': MONTH_SK_PREFIX + monthKeyOf(toMs - 1),
-      },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) {
-      for (const row of decodeMonth((item.SK as string).slice(MONTH_SK_PREFIX.length), item.data as Uint8Array)) {
-        if (row.hour >= fromMs && row.hour < toMs) rows.push(row);
-      }
-    }
-  }
-  return rows;
+  return (await loadHourlyMetricsForAds(pixelId, [ad], from, to)).get(adKeyString(ad)) ?? [];
 }
 
 /**
- * `loadHourlyMetrics` for many ads, keyed by `adKeyString`. The month items a range touches are
- * known from the range alone, so they are read by key, 100 per BatchGetItem call, instead of one
- * Query per ad: a page of 500 ads over two months is 10 calls, not 500.
+ * The hours h with from <= h < to of many ads, in hour order, keyed by `adKeyString`. The month
+ * items a range touches are known from the range alone, so they are read by key, 100 per
+ * BatchGetItem call, instead of one Query per ad: a page of 500 ads over two months is 10 calls,
+ * not 500. The cost follows the range and the number of ads, never an ad's history.
  */
 export async function loadHourlyMetricsForAds(
   pixelId: string,
