@@ -1,9 +1,9 @@
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Ad, AdImport, Platform } from '../schemas/ad-import';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
-import { documentClient, tableName } from './dynamo-client';
+import { tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 import { decodeMonth, encodeMonth, monthKeyOf, monthStartOf, type HourlyMetrics } from './hourly-metrics-codec';
 import { VersionedCache } from './versioned-cache';
 
@@ -124,20 +124,13 @@ export async function listAds(pixelId: string): Promise<readonly Ad[]> {
   const cached = adListCache.get(cacheKey, version);
   if (cached) return cached;
 
-  const ads: Ad[] = [];
-  const pages = paginateQuery(
-    { client: documentClient },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': adsPk(pixelId), ':prefix': AD_SK_PREFIX },
-      ProjectionExpression: 'ad',
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) ads.push(Object.freeze(JSON.parse(item.ad as string) as Ad));
-  }
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': adsPk(pixelId), ':prefix': AD_SK_PREFIX },
+    ProjectionExpression: 'ad',
+    ConsistentRead: true,
+  });
+  const ads = items.map((item) => Object.freeze(JSON.parse(item.ad as string) as Ad));
   const list = Object.freeze(ads);
   // Cached under the version read before the query: the list holds at least that version's
   // writes, and any later import bumps past it, so the entry can only be replaced, never wrong.

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 
 /** What the store keeps about a key: a hash and metadata, never the raw key. */
 export interface ApiKeyRecord {
@@ -44,7 +45,7 @@ export async function saveNewApiKey(record: ApiKeyRecord): Promise<void> {
 
 /** Marks a key revoked. Returns the revoked record, or undefined when no key has that id. */
 export async function revokeApiKey(apiKeyPk: string, at: Date): Promise<ApiKeyRecord | undefined> {
-  const found = await queryAll({
+  const found = await queryKeys({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :pk',
     ExpressionAttributeValues: { ':pk': `APIKEYID#${apiKeyPk}` },
@@ -71,23 +72,15 @@ export async function revokeApiKey(apiKeyPk: string, at: Date): Promise<ApiKeyRe
 }
 
 export async function listApiKeys(pixelId: string): Promise<ApiKeyRecord[]> {
-  return queryAll({
+  return queryKeys({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': `PIXEL#${pixelId}#APIKEYS` },
   });
 }
 
-async function queryAll(input: {
-  IndexName: string;
-  KeyConditionExpression: string;
-  ExpressionAttributeValues: Record<string, unknown>;
-}): Promise<ApiKeyRecord[]> {
-  const records: ApiKeyRecord[] = [];
-  for await (const page of paginateQuery({ client: documentClient }, { TableName: tableName(), ...input })) {
-    for (const item of page.Items ?? []) records.push(toRecord(item));
-  }
-  return records;
+async function queryKeys(input: { IndexName: string; KeyConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<ApiKeyRecord[]> {
+  return (await queryAll(input)).map(toRecord);
 }
 
 function toRecord(item: Record<string, unknown>): ApiKeyRecord {

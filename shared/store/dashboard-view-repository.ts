@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { RetryableFault } from '../faults';
 import {
@@ -9,6 +9,7 @@ import {
   type DashboardViewSummary,
 } from '../schemas/dashboard-view';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 
 /**
  * Dashboard views, one item per view (see table-design.ts):
@@ -79,20 +80,14 @@ export async function getDashboardViewItem(pixelId: string, dashboardViewId: str
 
 /** Every view of the pixel, summary members only, in no particular order. */
 export async function listDashboardViewSummaries(pixelId: string): Promise<DashboardViewSummary[]> {
-  const pages = paginateQuery(
-    { client: documentClient },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': viewsPk(pixelId), ':prefix': SK_PREFIX },
-      ProjectionExpression: 'dashboardViewId, #type, #name, #order, createdAt, updatedAt',
-      ExpressionAttributeNames: { '#type': 'type', '#name': 'name', '#order': 'order' },
-      ConsistentRead: true,
-    },
-  );
-  const summaries: DashboardViewSummary[] = [];
-  for await (const page of pages) summaries.push(...(page.Items ?? []).map((item) => summaryAttributes.parse(item)));
-  return summaries;
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': viewsPk(pixelId), ':prefix': SK_PREFIX },
+    ProjectionExpression: 'dashboardViewId, #type, #name, #order, createdAt, updatedAt',
+    ExpressionAttributeNames: { '#type': 'type', '#name': 'name', '#order': 'order' },
+    ConsistentRead: true,
+  });
+  return items.map((item): DashboardViewSummary => summaryAttributes.parse(item));
 }
 
 /** Stores a new view. Its id is fresh, so the condition only guards against a UUID collision. */

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 
 /**
  * Tracking events, laid out for the analytics that read them by pixel and time.
@@ -145,24 +146,16 @@ export async function readEvents(pixelId: string, from: Date, to: Date): Promise
   for (let day = Math.floor(from.getTime() / DAY_MS) * DAY_MS; day < to.getTime(); day += DAY_MS) {
     for (let shard = 0; shard < EVENT_SHARDS; shard++) partitions.push(eventPartitionKey(pixelId, new Date(day).toISOString().slice(0, 10), shard));
   }
-  const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, async (partition) => {
-    const items: Array<{ SK: string; event: string }> = [];
+  const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, (partition) =>
     // `SK BETWEEN from AND to` is [from, to): a key `<to>#<id>` sorts after the bare `<to>`.
-    const pager = paginateQuery(
-      { client: documentClient },
-      {
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': partition, ':from': fromKey, ':to': toKey },
-        ProjectionExpression: 'SK, #event',
-        ExpressionAttributeNames: { '#event': 'event' },
-      },
-    );
-    for await (const page of pager) items.push(...((page.Items ?? []) as typeof items));
-    return items;
-  });
-  return pages
-    .flat()
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': partition, ':from': fromKey, ':to': toKey },
+      ProjectionExpression: 'SK, #event',
+      ExpressionAttributeNames: { '#event': 'event' },
+    }),
+  );
+  return (pages.flat() as Array<{ SK: string; event: string }>)
     .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
     .map((item) => JSON.parse(item.event) as StoredEvent);
 }

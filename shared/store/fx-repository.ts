@@ -1,10 +1,10 @@
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { FxTable } from '../ads/fx-table';
 import type { FxRatesEntry } from '../schemas/ad-import';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
-import { documentClient, tableName } from './dynamo-client';
+import { tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 import { VersionedCache } from './versioned-cache';
 
 /**
@@ -50,20 +50,12 @@ export async function loadFxTable(pixelId: string): Promise<FxTable> {
   const cached = fxTableCache.get(cacheKey, version);
   if (cached) return cached;
 
-  const entries: FxRatesEntry[] = [];
-  const pages = paginateQuery(
-    { client: documentClient },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': fxPk(pixelId), ':prefix': DATE_SK_PREFIX },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) entries.push({ date: item.date as string, rates: JSON.parse(item.rates as string) });
-  }
-  const table = new FxTable(entries);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': fxPk(pixelId), ':prefix': DATE_SK_PREFIX },
+    ConsistentRead: true,
+  });
+  const table = new FxTable(items.map((item): FxRatesEntry => ({ date: item.date as string, rates: JSON.parse(item.rates as string) })));
   fxTableCache.set(cacheKey, version, table);
   return table;
 }

@@ -1,11 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
 import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 
 /**
  * Orders of a pixel, from purchase events and the order import.
@@ -126,20 +127,13 @@ export async function readOrders(pixelId: string, from: Date, to: Date): Promise
     months.push(cursor.toISOString().slice(0, 7));
     cursor.setUTCMonth(cursor.getUTCMonth() + 1);
   }
-  const pages = await mapWithConcurrency(months, READ_CONCURRENCY, async (month) => {
-    const items: Array<Record<string, unknown>> = [];
-    const pager = paginateQuery(
-      { client: documentClient },
-      {
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': ordersByMonthKey(pixelId, month), ':from': from.toISOString(), ':to': to.toISOString() },
-      },
-    );
-    for await (const page of pager) items.push(...(page.Items ?? []));
-    return items;
-  });
+  const pages = await mapWithConcurrency(months, READ_CONCURRENCY, (month) =>
+    queryAll({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': ordersByMonthKey(pixelId, month), ':from': from.toISOString(), ':to': to.toISOString() },
+    }),
+  );
   return pages.flat().map((item) => stateOf(item).order);
 }
 

@@ -1,12 +1,13 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
 import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
 import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 
 /**
  * Order settings are one snapshot per pixel, versioned for optimistic concurrency.
@@ -43,19 +44,15 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
   if (!head) return undefined;
   const chunks: Uint8Array[] = [head.data as Uint8Array];
   if ((head.chunkCount as number) > 1) {
-    const pages = paginateQuery(
-      { client: documentClient },
-      {
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': pk(pixelId),
-          ':prefix': `${CHUNK_SK_PREFIX}${String(head.version).padStart(12, '0')}#${head.writeId as string}#`,
-        },
-        ConsistentRead: true,
+    const items = await queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': pk(pixelId),
+        ':prefix': `${CHUNK_SK_PREFIX}${String(head.version).padStart(12, '0')}#${head.writeId as string}#`,
       },
-    );
-    for await (const page of pages) chunks.push(...(page.Items ?? []).map((item) => item.data as Uint8Array));
+      ConsistentRead: true,
+    });
+    chunks.push(...items.map((item) => item.data as Uint8Array));
     if (chunks.length !== head.chunkCount) {
       throw new Error(`Order settings of pixel ${pixelId} are missing chunks (${chunks.length}/${head.chunkCount as number})`);
     }
@@ -117,15 +114,12 @@ export async function saveOrderSettings(
  */
 async function deleteChunksOlderThan(pixelId: string, version: number): Promise<void> {
   try {
-    const { Items = [] } = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk(pixelId), ':prefix': CHUNK_SK_PREFIX },
-        ProjectionExpression: 'PK, SK',
-      }),
-    );
-    const stale = Items.filter((item) => versionOfChunkSk(item.SK as string) < version);
+    const items = await queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk(pixelId), ':prefix': CHUNK_SK_PREFIX },
+      ProjectionExpression: 'PK, SK',
+    });
+    const stale = items.filter((item) => versionOfChunkSk(item.SK as string) < version);
     await batchWrite(stale.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
   } catch (error) {
     // The new version is committed; leftovers only cost storage and the next write retries them.
