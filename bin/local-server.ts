@@ -2,71 +2,71 @@
  * `npm start`: the whole service on one machine. Embedded DynamoDB (dynalite, on disk under
  * DATA_DIR), an EventBridge stand-in writing DATA_DIR/events.ndjson, and an HTTP front door that
  * hands each request to the same handler a Lambda would run.
+ *
+ * Every part it starts joins `services`, which stops them newest first on SIGINT/SIGTERM or a
+ * failed start: a background worker on the store is one `services.add` after the store.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { routeTable } from '../lib/routes';
+import { lockDataDir } from '../lib/local/data-dir-lock';
 import { ensureTable, startEmbeddedDynamo } from '../lib/local/dynamodb';
 import { startEventBridgeSink } from '../lib/local/eventbridge-sink';
+import { Lifecycle, StartupError } from '../lib/local/lifecycle';
 import { startLocalApi, type LambdaHandler } from '../lib/local/local-api';
 import { localConfig, useLocalServices } from '../lib/local/local-config';
+import { assertPortsFree } from '../lib/local/ports';
 
 const config = localConfig();
 const log = (line: string) => process.stdout.write(`${line}\n`);
+const services = new Lifecycle(log);
+services.closeOnSignals();
 
-const dynamo = await startEmbeddedDynamo({ path: config.dynamoPath, port: config.dynamoPort }).catch((error: NodeJS.ErrnoException) => {
-  if (error.code === 'EADDRINUSE') {
-    console.error(`DynamoDB port ${config.dynamoPort} is in use (is another "npm start" running?). Set DYNAMODB_PORT to use another.`);
-    process.exit(1);
+try {
+  // Nothing is written before both ports and the data directory are known to be ours.
+  await assertPortsFree(config.host, [
+    { port: config.port, variable: 'PORT', what: 'the API' },
+    { port: config.dynamoPort, variable: 'DYNAMODB_PORT', what: 'DynamoDB' },
+  ]);
+  services.add('data directory lock', lockDataDir(config.dataDir, { holder: 'server', port: config.port, dynamoPort: config.dynamoPort }));
+
+  const dynamo = services.add('DynamoDB', await startEmbeddedDynamo({ path: config.dynamoPath, port: config.dynamoPort }));
+  const tableCreated = await ensureTable(dynamo.endpoint, config.tableName);
+  const eventBridge = services.add('EventBridge', await startEventBridgeSink({ file: config.eventsFile, region: config.region }));
+  useLocalServices(config, { dynamodb: dynamo.endpoint, eventbridge: eventBridge.endpoint });
+
+  // Handlers build their SDK clients at import, so they are imported only now that the
+  // environment points at the local services.
+  const handlers = new Map<string, LambdaHandler>();
+  for (const route of routeTable) {
+    const module = (await import(pathToFileURL(resolve(route.handler)).href)) as { handler: LambdaHandler };
+    handlers.set(route.id, module.handler);
   }
-  throw error;
-});
-const firstStart = await ensureTable(dynamo.endpoint, config.tableName);
-const eventBridge = await startEventBridgeSink({ file: config.eventsFile, region: config.region });
-useLocalServices(config, { dynamodb: dynamo.endpoint, eventbridge: eventBridge.endpoint });
 
-// Handlers build their SDK clients at import, so they are imported only now that the
-// environment points at the local services.
-const handlers = new Map<string, LambdaHandler>();
-for (const route of routeTable) {
-  const module = (await import(pathToFileURL(resolve(route.handler)).href)) as { handler: LambdaHandler };
-  handlers.set(route.id, module.handler);
+  // Bound before the first start writes anything, so a port taken meanwhile cannot cut it short.
+  const api = services.add(
+    'the API',
+    await startLocalApi({
+      host: config.host,
+      port: config.port,
+      routes: routeTable,
+      handlers,
+      onRequest: process.env.LOG_REQUESTS === '0' ? undefined : log,
+    }),
+  );
+
+  const { completeFirstStart } = await import('../lib/local/first-start');
+  const { DEMO_PIXEL_ID, demoSeedSteps } = await import('../lib/local/demo-seed');
+  await completeFirstStart({ pixelId: DEMO_PIXEL_ID, steps: demoSeedSteps, tableCreated, log });
+
+  log(`Data in ${config.dataDir} (DynamoDB on port ${dynamo.port}, events in ${config.eventsFile}); Node ${process.version}`);
+  log(`listening on ${api.url}`);
+} catch (error) {
+  // A signal during the start is already stopping everything; what failed because of it is moot.
+  if (services.stopping) await new Promise(() => undefined);
+  await services.close();
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') console.error(`${(error as Error).message}: a port was taken during the start. Try again, or set PORT / DYNAMODB_PORT.`);
+  else if (error instanceof StartupError) console.error(error.message);
+  else throw error;
+  process.exit(1);
 }
-
-if (firstStart) {
-  const { seedDemo } = await import('../lib/local/demo-seed');
-  const demo = await seedDemo();
-  log(`First start: created a demo pixel with ${demo.ads} ads (${demo.days} days of hourly metrics) and a key with every scope.`);
-  log('The key is shown only this once:');
-  log(`  x-pixel-id: ${demo.pixelId}`);
-  log(`  x-api-key:  ${demo.apiKey}`);
-}
-
-const api = await startLocalApi({
-  host: config.host,
-  port: config.port,
-  routes: routeTable,
-  handlers,
-  onRequest: process.env.LOG_REQUESTS === '0' ? undefined : log,
-}).catch((error: NodeJS.ErrnoException) => {
-  if (error.code === 'EADDRINUSE') {
-    console.error(`Port ${config.port} is in use. Set PORT to use another.`);
-    process.exit(1);
-  }
-  throw error;
-});
-log(`Data in ${config.dataDir} (DynamoDB on port ${dynamo.port}, events in ${config.eventsFile})`);
-log(`listening on ${api.url}`);
-
-let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log(`${signal}: shutting down`);
-  await api.close();
-  await eventBridge.close();
-  await dynamo.close();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));

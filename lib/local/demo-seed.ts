@@ -1,5 +1,3 @@
-import { SCOPES } from '../../shared/auth/scopes';
-import { mintApiKey } from '../../shared/auth/api-key-service';
 import type { AdImport } from '../../shared/schemas/ad-import';
 import { upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
@@ -8,22 +6,37 @@ import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from './demo-ads'
 export const DEMO_PIXEL_ID = 'px_demo';
 
 /**
- * First start only: a demo pixel with demo ads (90 days of hourly metrics up to the current hour,
- * and the exchange rates for those days) and a key with every scope, so a newcomer can call the
- * API at once. The ads are stored like an import would store them.
+ * One part of the demo data a first start stores. A step may run more than once (a first start
+ * that was interrupted is redone on the next start), so it must be idempotent: given the same
+ * clock it stores the same data, overwriting whatever an earlier, unfinished run left.
  */
-export async function seedDemo(
-  now: Date = new Date(),
-): Promise<{ pixelId: string; apiKey: string; apiKeyPk: string; ads: number; days: number }> {
-  const options = { ...DEMO_DEFAULTS, end: now };
-  await upsertFxRates(DEMO_PIXEL_ID, generateDemoFxRates(options));
-  const batch: AdImport[] = [];
-  for (const ad of generateDemoAds(options)) {
-    batch.push(ad);
-    if (batch.length === 12) await upsertAds(DEMO_PIXEL_ID, batch.splice(0));
-  }
-  await upsertAds(DEMO_PIXEL_ID, batch);
-
-  const { apiKey, record } = await mintApiKey({ pixelId: DEMO_PIXEL_ID, scopes: [...SCOPES], name: 'Demo key' });
-  return { pixelId: DEMO_PIXEL_ID, apiKey, apiKeyPk: record.apiKeyPk, ads: options.ads, days: options.days };
+export interface SeedStep {
+  /** What it adds, for the first-start message: "60 ads (90 days of hourly metrics)". */
+  description: string;
+  /** `clock` is the first start's own time, kept across a redo so the data comes out the same. */
+  run(pixelId: string, clock: Date): Promise<void>;
 }
+
+const demoOptions = (clock: Date) => ({ ...DEMO_DEFAULTS, end: clock });
+
+/**
+ * The demo pixel's data, in order. The ads are stored like an import would store them, which
+ * replaces an ad's metadata and the hours it gives: running a step twice changes nothing.
+ */
+export const demoSeedSteps: readonly SeedStep[] = [
+  {
+    description: `daily exchange rates`,
+    run: (pixelId, clock) => upsertFxRates(pixelId, generateDemoFxRates(demoOptions(clock))),
+  },
+  {
+    description: `${DEMO_DEFAULTS.ads} ads (${DEMO_DEFAULTS.days} days of hourly metrics)`,
+    run: async (pixelId, clock) => {
+      const batch: AdImport[] = [];
+      for (const ad of generateDemoAds(demoOptions(clock))) {
+        batch.push(ad);
+        if (batch.length === 12) await upsertAds(pixelId, batch.splice(0));
+      }
+      await upsertAds(pixelId, batch);
+    },
+  },
+];

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
@@ -17,6 +18,7 @@ export interface EmbeddedDynamo {
 export async function startEmbeddedDynamo(options: { path?: string; port?: number } = {}): Promise<EmbeddedDynamo> {
   if (options.path) mkdirSync(options.path, { recursive: true });
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  surviveAbortedRequests(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -32,6 +34,22 @@ export async function startEmbeddedDynamo(options: { path?: string; port?: numbe
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/**
+ * dynalite rethrows a request stream's error (`req.on('error', err => { throw err })`), so one
+ * client that disconnects mid-upload (an SDK call aborted by a handler's timeout, say) would take
+ * the whole process down. Swap that listener for one that only drops the connection.
+ */
+function surviveAbortedRequests(server: Server): void {
+  const handlers = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    for (const handle of handlers) handle(request, response);
+    request.removeAllListeners('error');
+    request.on('error', () => response.destroy());
+    response.on('error', () => undefined);
+  });
 }
 
 /** Creates the service table if it is missing. Returns true when it had to be created. */

@@ -11,6 +11,8 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 
 /** API Gateway's payload limit for HTTP APIs. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** API Gateway's integration timeout: a request still uploading after this is given up on. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface LocalApi {
   url: string;
@@ -20,7 +22,9 @@ export interface LocalApi {
 /**
  * Stands in for API Gateway: each request becomes a real payload-2.0 event for the handler the
  * route table names, and the handler's result becomes the HTTP response by the same rules API
- * Gateway applies (including its inference for results without a `statusCode`).
+ * Gateway applies (including its inference for results without a `statusCode`). Every response,
+ * its own 404/405/413/500 included, carries `x-request-id`. A client that aborts, stalls or
+ * floods its upload only loses its own request.
  */
 export async function startLocalApi(options: {
   host: string;
@@ -28,17 +32,31 @@ export async function startLocalApi(options: {
   routes: ReadonlyArray<RouteDefinition & { id: string }>;
   handlers: ReadonlyMap<string, LambdaHandler>;
   onRequest?: (line: string) => void;
+  /** How long a request may take to arrive in full (headers and body). */
+  requestTimeoutMs?: number;
 }): Promise<LocalApi> {
   const server: Server = createServer((request, response) => {
     const started = performance.now();
-    void serve(request, response, options).finally(() =>
-      options.onRequest?.(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`),
-    );
+    serve(request, response, options)
+      .catch((error: unknown) => {
+        console.error(`[local-api] ${request.method} ${request.url} failed:`, error);
+        if (!response.headersSent && !response.destroyed) sendJson(response, 500, { message: 'Internal Server Error' }, newRequestId());
+        else response.destroy();
+      })
+      .finally(() =>
+        options.onRequest?.(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`),
+      );
   });
   server.keepAliveTimeout = 5_000;
+  // Node answers 408 and closes the connection when a request is not complete in time.
+  server.requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(server.requestTimeout, 10_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   return {
@@ -51,18 +69,36 @@ export async function startLocalApi(options: {
   };
 }
 
+const newRequestId = () => randomBytes(12).toString('base64url');
+
+function sendJson(response: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'apigw-requestid': requestId,
+    'x-request-id': requestId,
+    ...headers,
+  });
+  response.end(JSON.stringify(body));
+}
+
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler> },
 ): Promise<void> {
-  const requestId = randomBytes(12).toString('base64url');
-  const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'apigw-requestid': requestId, ...headers });
-    response.end(JSON.stringify(body));
-  };
+  const requestId = newRequestId();
+  // A client that disconnects mid-answer makes writes fail; that is no reason to stop serving.
+  response.on('error', () => undefined);
+  const send = (status: number, body: unknown, headers: Record<string, string> = {}) => sendJson(response, status, body, requestId, headers);
+
   const body = await readBody(request);
-  if (body === 'too-large') return send(413, { message: 'Request Entity Too Large' });
+  // The client is gone (aborted, reset or timed out): there is nobody to answer.
+  if (body === 'aborted') return;
+  if (body === 'too-large') {
+    // Answer at once and drop the connection rather than read the rest of the upload.
+    response.once('finish', () => request.socket.destroySoon());
+    return send(413, { message: 'Request Entity Too Large' }, { connection: 'close' });
+  }
 
   const url = request.url ?? '/';
   const path = url.split('?')[0] as string;
@@ -95,6 +131,7 @@ async function serve(
     console.error(`[local-api] ${match.route.id} threw:`, error);
     return send(500, { message: 'Internal Server Error' });
   }
+  if (response.destroyed) return;
   writeResult(response, result, requestId);
 }
 
@@ -103,25 +140,39 @@ function writeResult(response: ServerResponse, result: unknown, requestId: strin
     result !== null && typeof result === 'object' && 'statusCode' in result
       ? (result as APIGatewayProxyStructuredResultV2)
       : { statusCode: 200, headers: { 'content-type': 'application/json' }, body: typeof result === 'string' ? result : JSON.stringify(result) };
-  const headers: Record<string, string | string[]> = { ...(structured.headers as Record<string, string>), 'apigw-requestid': requestId };
+  const headers: Record<string, string | string[]> = {
+    'x-request-id': requestId,
+    ...(structured.headers as Record<string, string>),
+    'apigw-requestid': requestId,
+  };
   if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
   const body = structured.body === undefined ? '' : structured.body;
   response.writeHead(structured.statusCode ?? 200, headers);
   response.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * The whole body, or why there is none: `too-large` as soon as it is known to exceed the limit
+ * (from `Content-Length`, or from what arrived), `aborted` when the client went away first.
+ * Never rejects: a reset connection is the client's problem, not the server's.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('too-large');
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      request.pause();
+      resolve('too-large');
     });
-    request.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
-    request.on('error', reject);
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', () => resolve('aborted'));
+    request.on('close', () => {
+      if (!request.complete) resolve('aborted');
+    });
   });
 }
 

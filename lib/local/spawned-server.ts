@@ -25,8 +25,10 @@ export interface SpawnedServer {
   readyAfterMs: number;
   /** Everything it printed so far. */
   output(): string;
-  /** SIGTERM, and the exit code once it has shut down. */
-  stop(): Promise<number | null>;
+  /** The process started: the server itself, or npm when started through `npm start`. */
+  pid: number;
+  /** A signal (SIGTERM unless given), and the exit code once it has shut down. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
@@ -34,25 +36,29 @@ export interface SpawnedServer {
  * data directory (a fresh one unless given), and resolves once it prints its ready line. For the
  * end-to-end tests and the benchmark; the caller's own endpoints and table never leak into it.
  */
-export async function spawnLocalServer(options: { projectRoot?: string; dataDir?: string } = {}): Promise<SpawnedServer> {
+export async function spawnLocalServer(
+  options: {
+    projectRoot?: string;
+    dataDir?: string;
+    /** Run it as a user does, `npm start`, in a process group of its own, instead of the program itself. */
+    viaNpm?: boolean;
+  } = {},
+): Promise<SpawnedServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'local-server-'));
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_REQUESTS: '0' };
-  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_EVENTBRIDGE', 'TABLE_NAME', 'EVENT_BUS_NAME']) delete env[name];
+  const env = await localServerEnv(dataDir);
+  const port = Number(env.PORT);
 
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], {
-    cwd: options.projectRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = options.viaNpm
+    ? spawn('npm', ['start'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    : spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const stop = () =>
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
-      child.kill('SIGTERM');
+      child.kill(signal);
     });
   const ready = `listening on http://127.0.0.1:${port}`;
   const readyAfterMs = await new Promise<number>((resolve, reject) => {
@@ -62,5 +68,15 @@ export async function spawnLocalServer(options: { projectRoot?: string; dataDir?
     });
     child.once('exit', (code) => reject(new Error(`local server exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, dataDir, env, readyAfterMs, output: () => output, stop };
+  return { url: `http://127.0.0.1:${port}`, dataDir, env, pid: child.pid!, readyAfterMs, output: () => output, stop };
+}
+
+/**
+ * The environment a spawned local server runs with: free ports, the given data directory, no
+ * access log, and none of the caller's own endpoints or table names.
+ */
+export async function localServerEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_REQUESTS: '0' };
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_EVENTBRIDGE', 'TABLE_NAME', 'EVENT_BUS_NAME']) delete env[name];
+  return env;
 }
