@@ -28,7 +28,7 @@ interface FirstStartState {
 export async function completeFirstStart(options: {
   pixelId: string;
   steps: readonly SeedStep[];
-  /** Whether this start created the table: an older store without the mark is otherwise complete. */
+  /** Whether this start created the table: an older store without the mark but with a demo key is complete. */
   tableCreated: boolean;
   log: (line: string) => void;
 }): Promise<'done-before' | 'completed' | 'redone'> {
@@ -42,7 +42,8 @@ export async function completeFirstStart(options: {
     return 'done-before';
   }
 
-  const redo = !options.tableCreated;
+  // A table without the mark (created by a keys or import command) has simply not had its first start.
+  const redo = state !== undefined;
   const clock = state ? new Date(state.clock) : new Date();
   if (!state) await writeState({ clock: clock.toISOString() });
   const contents = `a demo pixel ${pixelId} with ${steps.map((step) => step.description).join(', ')} and a key with every scope`;

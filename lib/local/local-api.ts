@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FUNCTION_DEFAULTS } from '../function-defaults';
@@ -13,6 +14,8 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout: a request still uploading after this is given up on. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** How long a shutdown waits for requests in progress before dropping their connections. */
+const CLOSE_GRACE_MS = 3_000;
 
 export interface LocalApi {
   url: string;
@@ -35,7 +38,15 @@ export async function startLocalApi(options: {
   /** How long a request may take to arrive in full (headers and body). */
   requestTimeoutMs?: number;
 }): Promise<LocalApi> {
-  const server: Server = createServer((request, response) => {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Node answers 408 and closes the connection when a request has not arrived in full in time;
+  // it looks for such requests every `connectionsCheckingInterval`.
+  const timeouts = {
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 10_000),
+    connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
+  };
+  const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
     serve(request, response, options)
       .catch((error: unknown) => {
@@ -47,10 +58,8 @@ export async function startLocalApi(options: {
         options.onRequest?.(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`),
       );
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5_000;
-  // Node answers 408 and closes the connection when a request is not complete in time.
-  server.requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  server.headersTimeout = Math.min(server.requestTimeout, 10_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -63,10 +72,31 @@ export async function startLocalApi(options: {
     url: `http://${options.host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Requests being handled get a moment to finish; a client still uploading (or stalling) does not hold the shutdown.
+        const deadline = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Node's own answers to a request it could not read (malformed, headers too large, not complete
+ * before the request timeout), with a request id like every other answer.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || !socket.writable || busy) return void socket.destroy();
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const requestId = newRequestId();
+  const body = JSON.stringify({ message: STATUS_CODES[status] });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\napigw-requestid: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${body}`,
+  );
 }
 
 const newRequestId = () => randomBytes(12).toString('base64url');

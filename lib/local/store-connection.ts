@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
+import { lockDataDir, lockHolder } from './data-dir-lock';
 import { ensureTable, startEmbeddedDynamo } from './dynamodb';
+import { StartupError, type Service } from './lifecycle';
 import { localConfig, useLocalServices } from './local-config';
 
 /**
@@ -13,14 +15,31 @@ export async function connectStore(options: { table?: string }): Promise<{ close
     return { close: async () => undefined, description: `table ${options.table}` };
   }
   const config = localConfig();
-  if (await isListening(config.dynamoPort)) {
-    useLocalServices(config, { dynamodb: `http://127.0.0.1:${config.dynamoPort}` });
-    return { close: async () => undefined, description: `local store on port ${config.dynamoPort}` };
+  // The server holding the data directory says which port it serves it on, whatever DYNAMODB_PORT says here.
+  const holder = lockHolder(config.dataDir);
+  const serverPort = holder?.holder === 'server' ? holder.dynamoPort : (await isListening(config.dynamoPort)) ? config.dynamoPort : undefined;
+  if (serverPort !== undefined) {
+    useLocalServices(config, { dynamodb: `http://127.0.0.1:${serverPort}` });
+    return { close: async () => undefined, description: `local store on port ${serverPort}` };
+  }
+  let lock: Service;
+  try {
+    lock = lockDataDir(config.dataDir, { holder: 'cli' });
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    console.error(error.message);
+    process.exit(1);
   }
   const dynamo = await startEmbeddedDynamo({ path: config.dynamoPath });
   await ensureTable(dynamo.endpoint, config.tableName);
   useLocalServices(config, { dynamodb: dynamo.endpoint });
-  return { close: () => dynamo.close(), description: `local store in ${config.dynamoPath}` };
+  return {
+    close: async () => {
+      await dynamo.close();
+      await lock.close();
+    },
+    description: `local store in ${config.dynamoPath}`,
+  };
 }
 
 function isListening(port: number): Promise<boolean> {
