@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type RunningServer } from '../support/local-server';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startLocalServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** The README's command lines that ask the keys CLI for JSON, exactly as a user would copy them. */
+const readmeJsonCommands = readFileSync('README.md', 'utf8')
+  .split('\n')
+  .filter((line) => /^npm run (--silent|-s) keys -- .*--json/.test(line));
+
+function shell(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', command], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("the README's keys commands", () => {
+  it('include one that pipes JSON to a parser', () => {
+    expect(readmeJsonCommands.some((line) => line.includes('| jq'))).toBe(true);
+  });
+
+  it.each(readmeJsonCommands)('`%s` prints exactly one JSON object, and the whole pipeline works', async (command) => {
+    const [cliPart, ...pipeline] = command.split(' | ');
+    const cli = await shell(cliPart!, server.env);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(cli.stdout)).toEqual({ apiKey: expect.stringMatching(/^upstack_/), apiKeyPk: expect.any(String), pixelId: 'px_demo', scopes: ['analytics:read'] });
+
+    if (pipeline.length > 0) {
+      const whole = await shell(command, server.env);
+      expect(whole.code).toBe(0);
+      expect(whole.stdout.trim()).toMatch(/^upstack_[A-Za-z0-9_-]{43}$/);
+    }
+  });
+});
