@@ -18,6 +18,7 @@ import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { runSectionProcess } from './section-process';
+import { measureSoak, printSoak, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
 
 const INIT_RUNS = 15;
@@ -51,6 +52,8 @@ interface BenchResults {
   ingestion: IngestionResult;
   /** `npm start` on an empty data directory (demo seeding included) until its ready line. */
   firstStart: { runs: number; medianMs: number; minMs: number; maxMs: number };
+  /** The local server's RSS under a long mixed load (bench/soak.ts): bounded when the end is within 20 % of the post-warm-up level. */
+  soak: SoakResult;
   /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
   run: { wallSeconds: number; peakRssBytes: number };
 }
@@ -137,6 +140,7 @@ function printReport(results: BenchResults): void {
     `First start (empty data directory, demo pixel seeded) to the ready line: median ${formatMs(firstStart.medianMs)} ` +
       `(min ${formatMs(firstStart.minMs)}, max ${formatMs(firstStart.maxMs)}, ${firstStart.runs} runs)`,
   );
+  printSoak(results.soak, log);
   log();
   log(`Whole run: ${results.run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(results.run.peakRssBytes)}`);
 }
@@ -194,6 +198,7 @@ async function main(): Promise<void> {
     adListing: await benchAdListing(),
     ingestion: await measureIngestion({ projectRoot, log }),
     firstStart: await benchFirstStart(),
+    soak: await measureSoak({ projectRoot, log }),
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
   results.run = {

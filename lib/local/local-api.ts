@@ -14,6 +14,7 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout: a request still uploading after this is given up on. */
 const REQUEST_TIMEOUT_MS = 30_000;
+const MAX_CONNECTIONS = 1_000;
 /** How long a shutdown waits for requests in progress before dropping their connections. */
 const CLOSE_GRACE_MS = 3_000;
 
@@ -60,6 +61,8 @@ export async function startLocalApi(options: {
   });
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5_000;
+  // Each open connection costs buffers; a laptop's clients never need more than this at once.
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -52,6 +52,11 @@ export class FxTable {
     return latest === undefined ? undefined : convertWith(this.ratesOn(latest), amount, from, to);
   }
 
+  /** How many dates it holds: its weight in a cache. */
+  get dateCount(): number {
+    return this.dates.length;
+  }
+
   latestDate(): string | undefined {
     return this.dates[this.dates.length - 1];
   }

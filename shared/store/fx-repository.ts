@@ -40,8 +40,11 @@ export async function upsertFxRates(pixelId: string, entries: readonly FxRatesEn
   await bumpCollectionVersion(fxPk(pixelId), new Date());
 }
 
-/** Per container, validated against the version on every call like the ad list (ad-repository.ts). */
-const fxTableCache = new VersionedCache<FxTable>({ maxEntries: 50, maxWeight: Number.POSITIVE_INFINITY, weigh: () => 1 });
+/**
+ * Per container, validated against the version on every call like the ad list (ad-repository.ts).
+ * Bounded by pixels and by dates held in all (50 pixels of 10 years of daily rates, about).
+ */
+const fxTableCache = new VersionedCache<FxTable>({ maxEntries: 50, maxWeight: 200_000, weigh: (table) => table.dateCount });
 
 /** Every date of the pixel's rates; an empty table when it has none. */
 export async function loadFxTable(pixelId: string): Promise<FxTable> {

@@ -4,7 +4,12 @@
  * `YYYY-MM-DD` strings.
  */
 
+/**
+ * Formatters are costly to build, so they are kept, per zone name as given. Intl accepts a zone in
+ * any letter case, so the names a caller can send are unbounded: past the limit, the oldest goes.
+ */
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 1_000;
 
 function partsFormatter(timeZone: string): Intl.DateTimeFormat {
   let formatter = partsFormatters.get(timeZone);
@@ -19,6 +24,7 @@ function partsFormatter(timeZone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     });
+    if (partsFormatters.size >= MAX_FORMATTERS) partsFormatters.delete(partsFormatters.keys().next().value as string);
     partsFormatters.set(timeZone, formatter);
   }
   return formatter;
