@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join, sep } from 'node:path';
 
 /** A port nobody listens on right now, on loopback. */
 export function freePort(): Promise<number> {
@@ -49,8 +49,10 @@ export async function spawnLocalServer(
   const port = Number(env.PORT);
 
   const started = performance.now();
+  // A user's shell has no node_modules/.bin on its PATH: npm is launched by the machine's own Node.
+  const userPath = (env.PATH ?? '').split(delimiter).filter((entry) => !entry.includes(`node_modules${sep}.bin`)).join(delimiter);
   const child: ChildProcess = options.viaNpm
-    ? spawn('npm', ['start'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    ? spawn('npm', ['start'], { cwd: options.projectRoot, env: { ...env, PATH: userPath }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     : spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));

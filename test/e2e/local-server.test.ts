@@ -137,6 +137,8 @@ describe('starting and stopping', () => {
     for (const port of [Number(started.env.PORT), Number(started.env.DYNAMODB_PORT)]) (await listenOn(port)).close();
     expect(readdirSync(started.dataDir)).not.toContain('server.lock');
     expect(started.output()).toMatch(new RegExp(`${signal}: shutting down`));
+    // Whatever Node launched npm, the server runs on the Lambda runtime's major (lib/constructs/api-function.ts).
+    expect(started.output()).toMatch(/; Node v24\.\d+\.\d+\n/);
   });
 
   it('completes a first start interrupted part-way on the next start, says so, and prints the one working demo key', async () => {
