@@ -29,6 +29,8 @@ export interface SpawnedServer {
   pid: number;
   /** A signal (SIGTERM unless given), and the exit code once it has shut down. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The exit code, once the process has exited however it was stopped. */
+  exited(): Promise<number | null>;
 }
 
 /**
@@ -56,6 +58,11 @@ export async function spawnLocalServer(
     : spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const exited = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+    });
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null) return resolve(child.exitCode);
@@ -70,7 +77,7 @@ export async function spawnLocalServer(
     });
     child.once('exit', (code) => reject(new Error(`local server exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, dataDir, env, pid: child.pid!, readyAfterMs, output: () => output, stop };
+  return { url: `http://127.0.0.1:${port}`, dataDir, env, pid: child.pid!, readyAfterMs, output: () => output, stop, exited };
 }
 
 /**

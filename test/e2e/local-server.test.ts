@@ -127,11 +127,16 @@ describe('starting and stopping', () => {
     }
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to `npm start` stops every process it started and frees both ports', async (signal) => {
+  it.each([
+    ['SIGTERM', 'to npm'],
+    ['SIGINT', 'to npm'],
+    ['SIGINT', "to npm's whole process group, as Ctrl-C in a terminal sends it"],
+  ] as const)('%s %s stops every process `npm start` started and frees both ports', async (signal, target) => {
     const started = await spawnLocalServer({ viaNpm: true });
     const group = processesInGroup(started.pid);
     expect(group.length).toBeGreaterThanOrEqual(2);
-    expect(await started.stop(signal)).toBe(0);
+    process.kill(target === 'to npm' ? started.pid : -started.pid, signal);
+    expect(await started.exited()).toBe(0);
     await waitFor(() => processesInGroup(started.pid).length === 0);
     expect(processesInGroup(started.pid)).toEqual([]);
     for (const port of [Number(started.env.PORT), Number(started.env.DYNAMODB_PORT)]) (await listenOn(port)).close();
