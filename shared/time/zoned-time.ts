@@ -24,13 +24,27 @@ function partsFormatter(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
+/** An IANA name's shape: `UTC`, `Europe/Paris`, `America/Argentina/Buenos_Aires`, `Etc/GMT+1`. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+const ZONE_NAME_MAX_LENGTH = 64;
+
+/**
+ * The runtime's own name for an IANA time zone (`asia/kolkata` gives `Asia/Calcutta`), or
+ * undefined when the name is not one. Offsets such as `+01:00`, which Intl also takes, are not
+ * zones. Callers keep the canonical name, so the per-zone caches below hold one entry per zone
+ * however a client spells it.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (name.length > ZONE_NAME_MAX_LENGTH || !ZONE_NAME.test(name)) return undefined;
   try {
-    partsFormatter(timeZone);
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  return canonicalTimeZone(timeZone) !== undefined;
 }
 
 interface WallTime {
