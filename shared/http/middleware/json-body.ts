@@ -26,7 +26,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const whole = (message: string) => new BadRequestError(message, [issueAt([], message)]);
 
 /** The body's text: base64 checked strictly (Buffer.from skips what it cannot read), UTF-8 checked strictly. */
-function bodyText(event: APIGatewayProxyEventV2): string | undefined {
+export function bodyText(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'>): string | undefined {
   if (event.body === undefined || event.body === null) return undefined;
   if (!event.isBase64Encoded) return event.body;
   if (!BASE64.test(event.body)) throw whole('Request body is marked base64-encoded but is not valid base64');
