@@ -43,33 +43,30 @@ export function bodyText(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64E
  */
 export function unreadableParts(document: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const stack: Array<{ value: unknown; path: string[] }> = [{ value: document, path: [] }];
+  // Depth first, children pushed in reverse, so problems are listed in document order.
+  const stack: Array<{ value: unknown; path: string[]; member: boolean }> = [{ value: document, path: [], member: false }];
   while (stack.length > 0 && issues.length < MAX_LISTED) {
-    const { value, path } = stack.pop()!;
-    if (typeof value === 'string') {
+    const { value, path, member } = stack.pop()!;
+    const key = path.at(-1) ?? '';
+    if (member && FORBIDDEN_KEYS.has(key)) {
+      issues.push(issueAt(path, `Key '${key}' is not allowed`, 'forbidden_key'));
+    } else if (member && !key.isWellFormed()) {
+      issues.push(issueAt(path, 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
+    } else if (typeof value === 'string') {
       if (!value.isWellFormed()) issues.push(issueAt(path, 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
-      continue;
-    }
-    if (typeof value === 'number') {
+    } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) issues.push(issueAt(path, 'Number is too large to represent (beyond ±1.8e308)', 'out_of_range'));
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (path.length >= MAX_BODY_DEPTH) {
-      issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
-      continue;
-    }
-    const entries = Array.isArray(value) ? value.map((item, i) => [String(i), item] as const) : Object.entries(value);
-    for (const [key, child] of entries.reverse()) {
-      if (FORBIDDEN_KEYS.has(key)) {
-        issues.push(issueAt([...path, key], `Key '${key}' is not allowed`, 'forbidden_key'));
+    } else if (value !== null && typeof value === 'object') {
+      if (path.length >= MAX_BODY_DEPTH) {
+        issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
         continue;
       }
-      if (!Array.isArray(value) && !key.isWellFormed()) {
-        issues.push(issueAt([...path, key], 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
-        continue;
+      const isArray = Array.isArray(value);
+      const entries = isArray ? value.map((item, i) => [String(i), item] as const) : Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [childKey, child] = entries[i]!;
+        stack.push({ value: child, path: [...path, childKey], member: !isArray });
       }
-      stack.push({ value: child, path: [...path, key] });
     }
   }
   return issues;
