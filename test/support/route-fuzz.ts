@@ -38,8 +38,9 @@ export interface RouteFuzzEntry {
   valid: (context: FuzzContext) => fc.Arbitrary<RequestParts>;
 }
 
-const day = fc.integer({ min: 0, max: 600 }).map((days) => new Date(Date.UTC(2025, 0, 1 + days)).toISOString().slice(0, 10));
-const orderedDays = fc.tuple(day, day).map(([a, b]) => (a <= b ? { start: a, end: b } : { start: b, end: a }));
+const dayText = (days: number) => new Date(Date.UTC(2025, 0, 1 + days)).toISOString().slice(0, 10);
+/** A range of 1 to 91 days: within every route's bound on a range's span. */
+const orderedDays = fc.tuple(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 90 })).map(([from, length]) => ({ start: dayText(from), end: dayText(from + length) }));
 const AD_MEASURES = ['channel.spend', 'channel.ctr', 'channel.roas', 'meta.spend', 'google.clicks'] as const;
 const viewPath = (context: FuzzContext) => ({ dashboardViewId: context.viewId });
 const catalogQuery = (contexts: readonly string[]) =>
