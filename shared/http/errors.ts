@@ -42,7 +42,7 @@ export class BadRequestError extends HttpError {
 
 /**
  * The body is JSON, but not JSON this API reads: a forbidden key, nesting too deep, a string
- * that is not Unicode text, a number beyond float64. `body` is the parsed document, so an
+ * that is not Unicode text, a number the store cannot hold. `body` is the parsed document, so an
  * error envelope that locates problems per item (the events API) can tell which item it is.
  */
 export class UnreadableBodyError extends BadRequestError {

@@ -99,7 +99,9 @@ describe('strict input (issue P5)', () => {
 
   it.each([
     ['a lone surrogate', '{"countPendingOrders":"\\ud800"}', ['countPendingOrders'], /lone surrogate/],
-    ['a number beyond float64', '{"countPendingOrders":1e400}', ['countPendingOrders'], /too large/],
+    ['a number beyond float64', '{"countPendingOrders":1e400}', ['countPendingOrders'], /out of range/],
+    ['a number too small for the store', '{"countPendingOrders":[1, -1e-131]}', ['countPendingOrders', '1'], /out of range/],
+    ['a number too large for the store', '{"countPendingOrders":{"a":1e126}}', ['countPendingOrders', 'a'], /out of range/],
     ['nesting 10,000 deep', `{"countPendingOrders":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, ['countPendingOrders', ...Array.from({ length: 63 }, () => '0')], /64 levels/],
   ])('refuses %s with a 400 at its path', async (_, body, path, message) => {
     const response = await put(body);

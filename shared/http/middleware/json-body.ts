@@ -17,6 +17,17 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
  */
 export const MAX_BODY_DEPTH = 64;
 
+/**
+ * The numbers DynamoDB can store: 0, or a magnitude from 1e-130 to below 1e126. A double outside
+ * (`1e-200`, `1e300`, or `1e400`, which parses to Infinity) would pass validation and then fail
+ * the write, a 5xx that no retry repairs; no quantity this API takes comes near those bounds.
+ */
+export function isStorableNumber(value: number): boolean {
+  const magnitude = Math.abs(value);
+  return magnitude === 0 || (magnitude >= 1e-130 && magnitude < 1e126);
+}
+const NUMBER_RANGE_MESSAGE = 'Number out of range: it must be 0 or have a magnitude from 1e-130 to below 1e126';
+
 /** At most this many problems are listed; one is enough to fix, a flood helps nobody. */
 const MAX_LISTED = 100;
 
@@ -55,7 +66,7 @@ export function unreadableParts(document: unknown): ValidationIssue[] {
     } else if (typeof value === 'string') {
       if (!value.isWellFormed()) issues.push(issueAt(path, 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) issues.push(issueAt(path, 'Number is too large to represent (beyond ±1.8e308)', 'out_of_range'));
+      if (!isStorableNumber(value)) issues.push(issueAt(path, NUMBER_RANGE_MESSAGE, 'out_of_range'));
     } else if (value !== null && typeof value === 'object') {
       if (path.length >= MAX_BODY_DEPTH) {
         issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
