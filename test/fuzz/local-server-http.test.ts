@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteDefinition, type RouteId } from '../../lib/routes';
 import { SCOPES } from '../../shared/auth/scopes';
 import { eventLines, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
-import { bodyText, errorBodyProblems, ROUTE_FUZZ } from '../support/route-fuzz';
+import { bodyText, errorBodyProblems, ROUTE_FUZZ, withStorableNumbers } from '../support/route-fuzz';
 
 /*
  * The same routes over real HTTP, through `npm start`'s program: bodies as raw bytes the
@@ -35,7 +35,7 @@ const pathOf = (route: RouteDefinition) => route.path.replace(/\{\w+\}/g, NO_SUC
 
 const sampleBody = (id: RouteId): string => {
   const [parts] = fc.sample(ROUTE_FUZZ[id].valid({ pixelId: PIXEL, viewId: NO_SUCH_VIEW }), { numRuns: 1, seed: 7 });
-  return parts?.body === undefined ? '{}' : bodyText(parts.body);
+  return parts?.body === undefined ? '{}' : bodyText(withStorableNumbers(parts.body));
 };
 
 const INVALID_UTF8 = [Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf0, 0x28, 0x8c, 0x28]), Buffer.from([0xc0, 0xaf])];

@@ -24,6 +24,7 @@ import {
   reportedPaths,
   ROUTE_FUZZ,
   withHostileKey,
+  withStorableNumbers,
   type FuzzContext,
   type FuzzRequest,
   type RequestParts,
@@ -125,7 +126,7 @@ async function send(harness: Harness, request: FuzzRequest): Promise<Outcome> {
   return { status, headers, body };
 }
 
-const validParts = (harness: Harness) => ROUTE_FUZZ[harness.route.id].valid(harness.context);
+const validParts = (harness: Harness) => ROUTE_FUZZ[harness.route.id].valid(harness.context).map(withStorableNumbers);
 const expectBadRequestAt = (harness: Harness, outcome: Outcome, path: string[]) => {
   expect(outcome.status, JSON.stringify(outcome.body)).toBe(400);
   expect(reportedPaths(ROUTE_FUZZ[harness.route.id].envelope, outcome.body), JSON.stringify(outcome.body)).toContainEqual(path);
@@ -289,7 +290,7 @@ describe('the fuzz map', () => {
     for (const route of routeTable) {
       const harness = await setUp(route);
       for (let i = 0; i < 3; i++) {
-        const [parts] = fc.sample(ROUTE_FUZZ[route.id].valid(harness.context), { numRuns: 1, seed: 42 + i }) as RequestParts[];
+        const [parts] = fc.sample(validParts(harness), { numRuns: 1, seed: 42 + i }) as RequestParts[];
         const outcome = await send(harness, { parts: parts!, headers: harness.headers });
         expect(outcome.status, `${route.id}: ${JSON.stringify(outcome.body)}`).toBeLessThan(300);
       }

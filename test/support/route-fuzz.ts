@@ -6,6 +6,7 @@ import { toApiGatewayEvent } from '../../lib/local/api-gateway-event';
 import type { RouteDefinition, RouteId } from '../../lib/routes';
 import { FILTER_CONTEXTS } from '../../shared/catalog/filter-fields';
 import { MEASURE_CONTEXTS } from '../../shared/catalog/measures';
+import { isStorableNumber } from '../../shared/http/middleware/json-body';
 import { EVENT_PROBLEM_CODES, EVENTS_ERROR_CODES } from '../../shared/tracking/ingest-errors';
 import { validConfigurationDocument } from './dashboard-view-fixtures';
 import { validEventArbitrary } from './event-fixtures';
@@ -46,6 +47,19 @@ const viewPath = (context: FuzzContext) => ({ dashboardViewId: context.viewId })
 const catalogQuery = (contexts: readonly string[]) =>
   fc.record({ context: fc.constantFrom(...contexts), search: fc.stringMatching(/^[a-z ]{0,20}$/) }, { requiredKeys: [] });
 const eventWithoutTimestamp = validEventArbitrary.map(({ timestamp: _timestamp, ...event }) => event);
+
+/**
+ * The fixtures draw doubles from the whole float64 range; the API takes only what the store can
+ * hold (README, "Strict input"), so a number outside it becomes 0 in a request meant to be valid.
+ */
+export function withStorableNumbers<T>(value: T): T {
+  if (typeof value === 'number') return (isStorableNumber(value) ? value : 0) as T;
+  if (Array.isArray(value)) return value.map(withStorableNumbers) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withStorableNumbers(child)])) as T;
+  }
+  return value;
+}
 
 export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
   getOrderSettings: { envelope: 'standard', valid: () => fc.constant({}) },
@@ -208,15 +222,17 @@ export function mutate(body: unknown, mutations: readonly Mutation[]): unknown {
   for (const change of mutations) {
     const nodes = nodesOf(document);
     const node = nodes[change.at % nodes.length]!;
+    // A fresh copy each time: one generated value inserted twice must not become a cycle.
+    const value = clone(change.kind === 'delete' ? undefined : change.value);
     if (change.kind === 'replace') {
-      if (node.path.length === 0) document = change.value;
-      else defineMember(parentOf(document, node.path)!, node.path.at(-1)!, change.value);
+      if (node.path.length === 0) document = value;
+      else defineMember(parentOf(document, node.path)!, node.path.at(-1)!, value);
     } else if (change.kind === 'delete') {
       const parent = node.path.length > 0 ? parentOf(document, node.path) : undefined;
       if (Array.isArray(parent)) parent.splice(Number(node.path.at(-1)), 1);
       else if (parent) delete parent[node.path.at(-1)!];
     } else if (node.value !== null && typeof node.value === 'object' && !Array.isArray(node.value)) {
-      defineMember(node.value, change.key, change.value);
+      defineMember(node.value, change.key, value);
     }
   }
   return document;
@@ -227,7 +243,7 @@ export function withHostileKey(body: unknown, at: number, key: string, value: un
   const document = clone(body);
   const objects = nodesOf(document).filter((node) => node.value !== null && typeof node.value === 'object' && !Array.isArray(node.value));
   const target = objects[at % objects.length]!;
-  defineMember(target.value as object, key, value);
+  defineMember(target.value as object, key, clone(value));
   return { body: document, path: [...target.path, key] };
 }
 
