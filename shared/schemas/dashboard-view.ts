@@ -136,7 +136,7 @@ const dataConfigSchema = z
   .superRefine((config, ctx) => {
     noDuplicates(config.measures, ctx, 'measures', 'Measure');
     noDuplicates(config.dimensions, ctx, 'dimensions', 'Dimension');
-  });
+  }, whenMembersValid);
 
 /**
  * Where a widget sits on the 12-column grid and how far a user may resize it. The bounds default
@@ -290,7 +290,7 @@ export const configurationInputSchema = z
         message: `The configuration is ${bytes} bytes as JSON; a view holds at most ${LIMITS.configurationBytes} (256 KiB)`,
       });
     }
-  });
+  }, whenMembersValid);
 export type ConfigurationInput = z.output<typeof configurationInputSchema>;
 
 /*

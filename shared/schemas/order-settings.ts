@@ -6,6 +6,7 @@ import {
   allowedOperators,
   type ConditionValueKind,
 } from '../catalog/order-exclusion-fields';
+import { whenMembersValid } from './cross-field';
 import { isoInstantSchema } from './date-time';
 import { displayName } from './display-name';
 
@@ -104,7 +105,7 @@ export const orderSettingsInputSchema = z
         );
       });
     });
-  });
+  }, whenMembersValid);
 
 export type OrderSettingsInput = z.output<typeof orderSettingsInputSchema>;
 
