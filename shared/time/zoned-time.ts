@@ -105,7 +105,9 @@ export function startOfLocalDay(date: string, timeZone: string): number {
 
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+  const next = new Date(Date.UTC(year, month - 1, day + days));
+  // Not toISOString: the day after 9999-12-31 is in year 10000, which it writes as "+010000-…".
+  return `${next.getUTCFullYear()}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())}`;
 }
 
 /** ISO 8601 with the zone's offset at that instant: `2026-03-08T00:00:00.000-05:00`. */

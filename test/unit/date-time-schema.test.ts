@@ -94,6 +94,14 @@ describe('cross-field rules run only on valid members', () => {
     );
   });
 
+  it('reads the last accepted day, 9999-12-31, as a whole day (found by the property below)', () => {
+    expect(resolveDateRange({ start: '9999-12-31', end: '9999-12-31' }, 'Pacific/Kiritimati')).toEqual({
+      start: Date.parse('9999-12-30T10:00:00Z'),
+      end: Date.parse('9999-12-31T10:00:00Z'),
+    });
+    expect(issuesOf({ ...base, dateRange: { start: '2026-11-01T10:00Z', end: '9999-12-31' } }).map((issue) => issue.path)).toEqual([['dateRange']]);
+  });
+
   it('refuses a dashboard range with a +25:00 offset instead of storing it', () => {
     const result = dashboardDateRangeSchema.safeParse({ start: '2026-11-01T00:00:00+25:00', end: '2026-11-02' });
     expect(result.success).toBe(false);
