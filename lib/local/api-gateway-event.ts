@@ -28,7 +28,9 @@ export function toApiGatewayEvent(
   const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
   const rawQueryString = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
 
-  const headers: Record<string, string> = {};
+  // Maps, then Object.fromEntries: a name such as `__proto__` becomes an ordinary key, as in the
+  // JSON event API Gateway sends, instead of an assignment to the object's prototype.
+  const headerMap = new Map<string, string>();
   const cookies: string[] = [];
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = (request.rawHeaders[i] as string).toLowerCase();
@@ -37,13 +39,17 @@ export function toApiGatewayEvent(
       cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean));
       continue;
     }
-    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+    const previous = headerMap.get(name);
+    headerMap.set(name, previous === undefined ? value : `${previous},${value}`);
   }
+  const headers: Record<string, string> = Object.fromEntries(headerMap);
 
-  const queryStringParameters: Record<string, string> = {};
+  const queryMap = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(rawQueryString)) {
-    queryStringParameters[key] = queryStringParameters[key] === undefined ? value : `${queryStringParameters[key]},${value}`;
+    const previous = queryMap.get(key);
+    queryMap.set(key, previous === undefined ? value : `${previous},${value}`);
   }
+  const queryStringParameters: Record<string, string> = Object.fromEntries(queryMap);
 
   const hasBody = request.body.length > 0;
   const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');

@@ -10,7 +10,15 @@ export interface ValidationIssue {
   key: string;
   /** Where the problem is, from the body root; array indexes are strings. */
   path: string[];
+  /**
+   * What kind of problem, for APIs whose error envelope carries a machine-readable code (the
+   * events API's `details[].code`); not part of the standard error body.
+   */
+  code?: IssueCode;
 }
+
+/** Kinds of problem found before or outside a route's schema. */
+export type IssueCode = 'unknown_key' | 'forbidden_key' | 'too_deep' | 'invalid_format' | 'out_of_range' | 'invalid_value';
 
 export abstract class HttpError extends Error {
   abstract readonly statusCode: number;
@@ -28,7 +36,18 @@ export class BadRequestError extends HttpError {
     super(message);
   }
   override toBody(): Record<string, unknown> {
-    return { message: this.message, errors: this.errors };
+    return { message: this.message, errors: this.errors.map(({ message, key, path }) => ({ message, key, path })) };
+  }
+}
+
+/**
+ * The body is JSON, but not JSON this API reads: a forbidden key, nesting too deep, a string
+ * that is not Unicode text, a number the store cannot hold. `body` is the parsed document, so an
+ * error envelope that locates problems per item (the events API) can tell which item it is.
+ */
+export class UnreadableBodyError extends BadRequestError {
+  constructor(message: string, errors: ValidationIssue[], readonly body: unknown) {
+    super(message, errors);
   }
 }
 
@@ -70,7 +89,7 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /** Builds an issue whose `key` is derived from its path, so the two never disagree. */
-export function issueAt(path: ReadonlyArray<string | number>, message: string): ValidationIssue {
+export function issueAt(path: ReadonlyArray<string | number>, message: string, code?: IssueCode): ValidationIssue {
   const segments = path.map(String);
-  return { message, key: segments.at(-1) ?? '', path: segments };
+  return { message, key: segments.at(-1) ?? '', path: segments, ...(code ? { code } : {}) };
 }

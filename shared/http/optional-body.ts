@@ -1,4 +1,14 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { bodyText } from './middleware/json-body';
+
+/** No body, or only whitespace; a body that cannot be decoded is not blank, and the pipeline says why. */
+function isBlank(event: APIGatewayProxyEventV2): boolean {
+  try {
+    return (bodyText(event) ?? '').trim() === '';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * For an endpoint whose body is optional (copy a view): no body, or only whitespace, is read as
@@ -9,8 +19,7 @@ export function withEmptyBodyAsObject<R>(
   handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<R>,
 ): (event: APIGatewayProxyEventV2, context: Context) => Promise<R> {
   return (event, context) => {
-    const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    const blank = raw === undefined || raw === null || raw.trim() === '';
+    const blank = isBlank(event);
     return handler(blank ? { ...event, body: '{}', isBase64Encoded: false } : event, context);
   };
 }

@@ -10,7 +10,7 @@ export function toValidationIssues(error: z.ZodError, prefix: ReadonlyArray<stri
   return error.issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path.map(String)];
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => issueAt([...path, key], `Unknown key '${key}' is not allowed`));
+      return issue.keys.map((key) => issueAt([...path, key], `Unknown key '${key}' is not allowed`, 'unknown_key'));
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       // A union failure is clearest as the issues of the branch that got furthest.

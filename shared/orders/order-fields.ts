@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoInstantSchema } from '../schemas/date-time';
 
 /**
  * The order vocabulary shared by purchase events (`data.*`) and the order import, so the two
@@ -19,10 +20,8 @@ export const ORDER_LIMITS = {
 /** `custom` issues carry their problem code here; the events API reports it as `details[].code`. */
 export const problem = (code: string, message: string) => ({ message, params: { code } });
 
-export const isoDateTime = z.iso.datetime({
-  offset: true,
-  error: 'Must be an ISO 8601 date-time with a time zone, like 2026-03-01T10:00:00Z',
-});
+/** The API's one date-time form (shared/schemas/date-time.ts): seconds and an offset required. */
+export const isoDateTime = isoInstantSchema;
 
 export const orderIdSchema = z.string().min(1).max(ORDER_LIMITS.orderIdLength);
 export const moneySchema = z.number().min(0);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AD_PLATFORMS, type AdPlatform } from '../catalog/measures';
+import { isIsoDate, isIsoInstant } from '../time/iso-8601';
 
 /**
  * The ad import format (ARCHITECTURE.md, "Ad import format"): what `npm run import-ads` reads and
@@ -45,11 +46,9 @@ const amount = z
   .nullable()
   .default(null);
 
-const dateTime = z.iso
-  .datetime({
-    offset: true,
-    error: (issue) => (issue.input === undefined ? 'Required' : 'Must be an ISO 8601 date-time with Z or an offset, like 2026-03-01T13:00:00Z'),
-  })
+const dateTime = z
+  .string(required)
+  .refine(isIsoInstant, 'Must be an ISO 8601 date-time with Z or an offset, like 2026-03-01T13:00:00Z')
   .transform((value) => new Date(value).toISOString());
 
 const UTC_HOUR = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):00:00(?:\.0+)?Z$/;
@@ -171,7 +170,7 @@ export type AdImportInput = z.input<typeof adImportSchema>;
 export type Ad = Omit<AdImport, 'hourly'>;
 
 export const fxRatesEntrySchema = z.strictObject({
-  date: z.iso.date({ error: (issue) => (issue.input === undefined ? 'Required' : 'Must be a calendar date, like 2026-03-01') }),
+  date: z.string(required).refine(isIsoDate, 'Must be a calendar date, like 2026-03-01'),
   rates: z
     .record(z.string(), z.number().positive(), required)
     .superRefine((rates, ctx) => {

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { findMeasure } from '../catalog/measures';
 import { parseFilter, type Filter } from '../filters/filter-schema';
-import { isValidBound, resolveDateRange } from '../time/date-range';
+import { whenMembersValid } from './cross-field';
+import { dateRangeSchema as queryDateRangeSchema, rangeProblems } from './query-fields';
 import { displayName } from './display-name';
 
 /**
@@ -73,14 +74,10 @@ const attributionWindow = z.int().refine((days) => (ATTRIBUTION_WINDOWS as reado
 });
 export const viewOrder = between(LIMITS.order.min, LIMITS.order.max);
 
-const dateBound = z.string().refine(isValidBound, {
-  error: 'Must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm])',
-});
-export const dateRangeSchema = z.strictObject({ start: dateBound, end: dateBound }).superRefine((range, ctx) => {
-  if (!isValidBound(range.start) || !isValidBound(range.end)) return;
-  const { start, end } = resolveDateRange(range, 'UTC');
-  if (start >= end) ctx.addIssue({ code: 'custom', path: ['end'], message: 'end must be after start; a date-only end covers that whole day' });
-});
+/** A view has no zone of its own; its range is ordered as read in UTC. */
+export const dateRangeSchema = queryDateRangeSchema.superRefine((range, ctx) => {
+  for (const problem of rangeProblems(range, 'UTC')) ctx.addIssue({ code: 'custom', ...problem });
+}, whenMembersValid);
 export type DateRange = z.output<typeof dateRangeSchema>;
 
 function isEmptyObject(value: unknown): boolean {
@@ -139,7 +136,7 @@ const dataConfigSchema = z
   .superRefine((config, ctx) => {
     noDuplicates(config.measures, ctx, 'measures', 'Measure');
     noDuplicates(config.dimensions, ctx, 'dimensions', 'Dimension');
-  });
+  }, whenMembersValid);
 
 /**
  * Where a widget sits on the 12-column grid and how far a user may resize it. The bounds default
@@ -293,7 +290,7 @@ export const configurationInputSchema = z
         message: `The configuration is ${bytes} bytes as JSON; a view holds at most ${LIMITS.configurationBytes} (256 KiB)`,
       });
     }
-  });
+  }, whenMembersValid);
 export type ConfigurationInput = z.output<typeof configurationInputSchema>;
 
 /*

@@ -6,6 +6,8 @@ import {
   allowedOperators,
   type ConditionValueKind,
 } from '../catalog/order-exclusion-fields';
+import { whenMembersValid } from './cross-field';
+import { isoInstantSchema } from './date-time';
 import { displayName } from './display-name';
 
 /** Limits of spec section 8, plus bounds on values the spec leaves open (documented in the README). */
@@ -74,8 +76,8 @@ export const exclusionFilterSchema = z.strictObject({
   conditionGroups: z.array(conditionGroupSchema).min(1).max(ORDER_SETTINGS_LIMITS.groupsPerFilter),
   // Accepted so that a document read with GET can be sent back unchanged; the server always
   // assigns both (spec 4.1 rules 3 and 4), so the values sent are ignored.
-  createdAt: z.iso.datetime({ offset: true }).optional(),
-  updatedAt: z.iso.datetime({ offset: true }).optional(),
+  createdAt: isoInstantSchema.optional(),
+  updatedAt: isoInstantSchema.optional(),
 });
 
 /** The PUT body: the complete settings, every field required (spec 4.1). */
@@ -103,7 +105,7 @@ export const orderSettingsInputSchema = z
         );
       });
     });
-  });
+  }, whenMembersValid);
 
 export type OrderSettingsInput = z.output<typeof orderSettingsInputSchema>;
 

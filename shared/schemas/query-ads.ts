@@ -1,18 +1,12 @@
 import * as z from 'zod';
 import { isAdMeasureId } from '../catalog/measures';
 import { filterSchemaForContext, filterUsesMetrics } from '../filters/filter-schema';
-import { isValidBound, rangesOverlap, resolveDateRange } from '../time/date-range';
-import { isValidTimeZone } from '../time/zoned-time';
+import { rangesOverlap, resolveDateRange } from '../time/date-range';
+import { whenMembersValid } from './cross-field';
+import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema, rangeProblems } from './query-fields';
 
 export const QUERY_ADS_LIMITS = { measures: 30, maxLimit: 500, defaultLimit: 50, maxRangeDays: 366 } as const;
 export const AD_SORT_FIELDS = ['sourceUpdatedAt', 'sourceCreatedAt', 'resourceName'] as const;
-
-const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-const dateBound = z.string().refine(isValidBound, {
-  message: 'Must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm])',
-});
-const dateRangeSchema = z.strictObject({ start: dateBound, end: dateBound });
 
 /** POST /db-mgmt/api/query-ads (spec 4.2). Defaults are applied here, so the service sees a complete request. */
 export const queryAdsRequestSchema = z
@@ -32,19 +26,17 @@ export const queryAdsRequestSchema = z
       })
       .optional(),
     dateRange: dateRangeSchema.optional(),
-    compareDateRange: dateRangeSchema.optional(),
+    compareDateRange: compareDateRangeSchema.optional(),
     // Catalog rules are checked inside the field, so filter problems are reported together
     // with every other problem of the body.
     filters: filterSchemaForContext('query_ads').optional(),
-    timezone: z.string().refine(isValidTimeZone, { message: 'Must be an IANA time zone, e.g. "America/New_York"' }).default('UTC'),
-    currency: z.string().refine((code) => ISO_CURRENCIES.has(code), { message: 'Must be an ISO 4217 currency code, e.g. "USD"' }).default('USD'),
+    timezone: queryTimeZoneSchema,
+    currency: queryCurrencySchema,
     limit: z.int().min(1).max(QUERY_ADS_LIMITS.maxLimit).default(QUERY_ADS_LIMITS.defaultLimit),
     offset: z.int().min(0).default(0),
     sortBy: z.enum(AD_SORT_FIELDS).default('sourceUpdatedAt'),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
   })
-  // Rules between fields run once every field is valid on its own (zod's order), so a client
-  // fixing a body sees field problems first, then these.
   .superRefine((request, ctx) => {
     const measures = request.measures ?? [];
     if (measures.length > 0 && !request.dateRange) {
@@ -56,16 +48,14 @@ export const queryAdsRequestSchema = z
     for (const key of ['dateRange', 'compareDateRange'] as const) {
       const range = request[key];
       if (!range) continue;
-      const { start, end } = resolveDateRange(range, request.timezone);
-      if (start >= end) ctx.addIssue({ code: 'custom', path: [key, 'end'], message: 'end must be after start' });
-      else if (end - start > QUERY_ADS_LIMITS.maxRangeDays * 86_400_000 + 3_600_000) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `A range may span at most ${QUERY_ADS_LIMITS.maxRangeDays} days` });
+      for (const problem of rangeProblems(range, request.timezone, QUERY_ADS_LIMITS.maxRangeDays)) {
+        ctx.addIssue({ code: 'custom', path: [key, ...problem.path], message: problem.message });
       }
     }
     if (request.filters && !request.dateRange && filterUsesMetrics(request.filters)) {
       ctx.addIssue({ code: 'custom', path: ['dateRange'], message: 'dateRange is required when filters use metric fields' });
     }
-  })
+  }, whenMembersValid)
   .transform((request) => {
     const measures = [...new Set(request.measures ?? [])].filter(isAdMeasureId);
     const primary = request.dateRange ? resolveDateRange(request.dateRange, request.timezone) : undefined;

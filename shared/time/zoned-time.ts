@@ -30,13 +30,27 @@ function partsFormatter(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
+/** An IANA name's shape: `UTC`, `Europe/Paris`, `America/Argentina/Buenos_Aires`, `Etc/GMT+1`. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+const ZONE_NAME_MAX_LENGTH = 64;
+
+/**
+ * The runtime's own name for an IANA time zone (`asia/kolkata` gives `Asia/Calcutta`), or
+ * undefined when the name is not one. Offsets such as `+01:00`, which Intl also takes, are not
+ * zones. Callers keep the canonical name, so the per-zone caches below hold one entry per zone
+ * however a client spells it.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (name.length > ZONE_NAME_MAX_LENGTH || !ZONE_NAME.test(name)) return undefined;
   try {
-    partsFormatter(timeZone);
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  return canonicalTimeZone(timeZone) !== undefined;
 }
 
 interface WallTime {
@@ -97,7 +111,9 @@ export function startOfLocalDay(date: string, timeZone: string): number {
 
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+  const next = new Date(Date.UTC(year, month - 1, day + days));
+  // Not toISOString: the day after 9999-12-31 is in year 10000, which it writes as "+010000-…".
+  return `${next.getUTCFullYear()}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())}`;
 }
 
 /** ISO 8601 with the zone's offset at that instant: `2026-03-08T00:00:00.000-05:00`. */

@@ -5,6 +5,7 @@ import { RetryableFault, isRetryableAwsError } from '../faults';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '../http/errors';
 import { requestIdOf } from '../http/middleware/request-id';
 import { jsonResponse } from '../http/response';
+import { pipelineProblems } from './parse-ingest-body';
 import { EventsValidationError, MAX_DETAILS, type EventProblem, type EventsErrorBody, type EventsErrorCode } from './ingest-errors';
 
 /**
@@ -25,8 +26,13 @@ export const eventsErrorResponder = (): MiddlewareObj<APIGatewayProxyEventV2, AP
     };
 
     if (error instanceof EventsValidationError) return answer(400, 'validation_failed', error.message, error.problems.slice(0, MAX_DETAILS));
-    // Only the JSON-body step throws these here: the body could not be read as a JSON object.
-    if (error instanceof BadRequestError) return answer(400, 'malformed_body', error.message);
+    if (error instanceof BadRequestError) {
+      // From the shared pipeline: located problems (a forbidden key, an unknown query parameter)
+      // are validation failures; a body that could not be read as a JSON object at all is malformed.
+      if (error.errors.every((issue) => issue.path.length === 0)) return answer(400, 'malformed_body', error.message);
+      const located = new EventsValidationError(pipelineProblems(error));
+      return answer(400, 'validation_failed', located.message, located.problems.slice(0, MAX_DETAILS));
+    }
     if (error instanceof UnauthorizedError) return answer(401, 'unauthorized', error.message);
     if (error instanceof ForbiddenError) return answer(403, 'forbidden', error.message);
     if (error instanceof PayloadTooLargeError) return answer(413, 'payload_too_large', error.message);

@@ -28,6 +28,10 @@ export type EventsErrorCode = keyof typeof EVENTS_ERROR_CODES;
 export const EVENT_PROBLEM_CODES = [
   /** A required key is missing (`name`, `events`, `refunds[].amount`, …). */
   'required',
+  /** A key that names JavaScript's object machinery (`__proto__`, `constructor`, `prototype`), anywhere in the body. */
+  'forbidden_key',
+  /** Objects and arrays nested deeper than the body allows. */
+  'too_deep',
   /** The value has the wrong JSON type. */
   'invalid_type',
   /** A key that this object does not allow. */

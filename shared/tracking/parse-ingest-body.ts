@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { batchBodySchema, EVENT_LIMITS, singleBodySchema, type TrackingEventInput } from './event-schema';
 import { EventsValidationError, type EventProblem, type EventProblemCode } from './ingest-errors';
 import { isoDateTime } from '../orders/order-fields';
+import { UnreadableBodyError, type BadRequestError } from '../http/errors';
 
 export interface IngestRequest {
   /** Decides the response shape: `{success, eventsIngested}` or `{success, eventId}`. */
@@ -47,6 +48,28 @@ function timestampProblems(rawEvents: readonly unknown[], form: IngestRequest['f
 }
 
 /**
+ * Problems the shared request pipeline found before this endpoint's own validation (a forbidden
+ * key anywhere in the body, nesting too deep, an unknown query parameter), in the events
+ * envelope. A query parameter belongs to no event; a body path is located like any other.
+ */
+export function pipelineProblems(error: BadRequestError): EventProblem[] {
+  const body = error instanceof UnreadableBodyError ? error.body : undefined;
+  const form = isRecord(body) && Object.hasOwn(body, 'events') ? 'batch' : 'single';
+  return error.errors.map((issue) => ({
+    index: issue.path[0] === 'query' || issue.path.length === 0 ? null : eventIndexOf(issue.path, form),
+    path: issue.path,
+    code: issue.code ?? 'invalid_value',
+    message: issue.message,
+  }));
+}
+
+/** The event a path from the body root points into: 0 in the single form, `events[i]` in a batch. */
+function eventIndexOf(path: readonly string[], form: IngestRequest['form']): number | null {
+  if (form === 'single') return 0;
+  return path[0] === 'events' && path[1] !== undefined && /^\d+$/.test(path[1]) ? Number(path[1]) : null;
+}
+
+/**
  * zod issues as problems. An unknown key is reported at its own path, one problem per key; a
  * missing key is told apart from a mistyped one by looking at the body itself, so no issue needs
  * to carry the input (which may be an email address) around.
@@ -58,7 +81,7 @@ function problemsOf(error: z.ZodError, body: Record<string, unknown>, form: Inge
   const issues = error.issues.filter((issue) => issue.code === 'invalid_type' || !mistyped.has(issue.path.join('\u0000')));
   return issues.flatMap((issue) => {
     const path = issue.path.map(String);
-    const indexOf = (at: string[]): number | null => (form === 'single' ? 0 : at[0] === 'events' && at[1] !== undefined ? Number(at[1]) : null);
+    const indexOf = (at: string[]) => eventIndexOf(at, form);
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ index: indexOf([...path, key]), path: [...path, key], code: 'unknown_key' as const, message: `Unknown key '${key}' is not allowed` }));
     }

@@ -282,6 +282,23 @@ describe('query-ads validation', () => {
     expect(response.body!.errors.find((issue: any) => issue.path.join('.') === path).message).toMatch(message);
   });
 
+  // Issue P5: each of these reached the range rules and answered 500.
+  const badZones = ['Mars/Phobos', 'UTC+1', '', 'Europe/Paris '].map((timezone): [string, Record<string, unknown>, string] => [
+    `the time zone ${JSON.stringify(timezone)}`,
+    { measures: ['channel.spend'], dateRange: MARCH_1_2, timezone },
+    'timezone',
+  ]);
+  const badBounds = ['2026-11-1', 'garbage', '11/01/2026', '2026-11-01 00:00', '2026-11-01T00:00+25:00'].map((start): [string, Record<string, unknown>, string] => [
+    `the bound ${JSON.stringify(start)}`,
+    { measures: ['channel.spend'], dateRange: { start, end: '2026-11-07' }, compareDateRange: { start, end: '2026-10-07' } },
+    'dateRange.start',
+  ]);
+  it.each([...badZones, ...badBounds])('answers %s with a 400 naming that field alone', async (_, body, path) => {
+    const response = await query(body);
+    expect(response.status).toBe(400);
+    expect(issuePaths(response.body)).toEqual(path === 'timezone' ? ['timezone'] : ['dateRange.start', 'compareDateRange.start']);
+  });
+
   it('refuses a body pixelId other than the header with 403', async () => {
     const response = await invoke(queryAds, apiEvent({ method: 'POST', path: PATH, headers, body: { pixelId: 'px_someone_else' } }));
     expect(response.status).toBe(403);

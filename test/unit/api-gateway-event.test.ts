@@ -73,4 +73,11 @@ describe('API Gateway v2 events built by the local server', () => {
     const event = build({ rawHeaders: ['Content-Type', 'application/octet-stream'], body: bytes });
     expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
   });
+
+  it('keeps __proto__ and constructor as ordinary query parameters and headers, as the JSON event would', () => {
+    const event = build({ url: '/x?__proto__=1&constructor=2', rawHeaders: ['__proto__', 'h'] });
+    expect(Object.keys(event.queryStringParameters!)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(event.queryStringParameters)).toBe(Object.prototype);
+    expect(Object.hasOwn(event.headers, '__proto__')).toBe(true);
+  });
 });

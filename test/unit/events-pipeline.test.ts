@@ -164,3 +164,37 @@ describe('success', () => {
     expect((await post(pageView())).body).toEqual({ success: true, eventId: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/) });
   });
 });
+
+describe('strict input (issue P5)', () => {
+  it('refuses __proto__, constructor and prototype in custom data, naming each, in the events envelope', async () => {
+    const body = '{"events":[{"name":"page_view","data":{"__proto__":{"admin":true},"items":[{"id":"a","constructor":"x"}]}}],"prototype":1}';
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(response.body!.error.code).toBe('validation_failed');
+    expect(response.body!.error.details).toEqual([
+      { index: 0, path: ['events', '0', 'data', '__proto__'], code: 'forbidden_key', message: "Key '__proto__' is not allowed" },
+      { index: 0, path: ['events', '0', 'data', 'items', '0', 'constructor'], code: 'forbidden_key', message: "Key 'constructor' is not allowed" },
+      { index: null, path: ['prototype'], code: 'forbidden_key', message: "Key 'prototype' is not allowed" },
+    ]);
+    expect(storageCalls()).toEqual([]);
+  });
+
+  it('locates a forbidden key of the single form in event 0', async () => {
+    const response = await post('{"name":"page_view","data":{"constructor":1}}');
+    expect(response.body!.error.details).toEqual([expect.objectContaining({ index: 0, path: ['data', 'constructor'], code: 'forbidden_key' })]);
+  });
+
+  it('refuses any query parameter, since the route declares none', async () => {
+    const event = apiEvent({ method: 'POST', path: `${PATH}?__proto__=1&debug=true`, headers, body: pageView() });
+    const response = await invoke(handler, event);
+    expect(response.status).toBe(400);
+    expect(response.body!.error).toEqual({
+      code: 'validation_failed',
+      details: [
+        { index: null, path: ['query', '__proto__'], code: 'unknown_key', message: "Unknown key '__proto__' is not allowed" },
+        { index: null, path: ['query', 'debug'], code: 'unknown_key', message: "Unknown key 'debug' is not allowed" },
+      ],
+    });
+    expect(storageCalls()).toEqual([]);
+  });
+});

@@ -12,7 +12,8 @@ import { objectsWithPaths, validSettings, validSettingsDocument } from '../suppo
 
 function issuesOf(body: unknown) {
   const result = orderSettingsInputSchema.safeParse(body);
-  return result.success ? [] : toValidationIssues(result.error);
+  // As the client sees them: the internal problem code is not part of the error body.
+  return result.success ? [] : toValidationIssues(result.error).map(({ code: _code, ...issue }) => issue);
 }
 
 const withCondition = (condition: Record<string, unknown>) =>

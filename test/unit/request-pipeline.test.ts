@@ -75,3 +75,59 @@ describe('the request pipeline', () => {
     expect((await invoke(getOrderSettings, event)).status).toBe(200);
   });
 });
+
+describe('strict input (issue P5)', () => {
+  const put = (body: string, path = PATH) => invoke(putOrderSettings, apiEvent({ method: 'PUT', path, headers, body }));
+
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s at every level, naming where, and stores nothing', async (key) => {
+    const settings = validSettings();
+    const text = JSON.stringify(settings)
+      .replace('{"countPendingOrders"', `{"${key}":{},"countPendingOrders"`)
+      .replace('"enabled":true', `"enabled":true,"${key}":1`)
+      .replace('"logic":"and"', `"logic":"and","${key}":null`)
+      .replace('"value":"pos"', `"value":"pos","${key}":"x"`);
+    const response = await put(text);
+    expect(response.status).toBe(400);
+    expect(response.body!.errors.map((issue: { path: string[] }) => issue.path)).toEqual([
+      [key],
+      ['exclusionFilters', '0', key],
+      ['exclusionFilters', '0', 'conditionGroups', '0', key],
+      ['exclusionFilters', '0', 'conditionGroups', '0', 'conditions', '0', key],
+    ]);
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
+  });
+
+  it.each([
+    ['a lone surrogate', '{"countPendingOrders":"\\ud800"}', ['countPendingOrders'], /lone surrogate/],
+    ['a number beyond float64', '{"countPendingOrders":1e400}', ['countPendingOrders'], /out of range/],
+    ['a number too small for the store', '{"countPendingOrders":[1, -1e-131]}', ['countPendingOrders', '1'], /out of range/],
+    ['a number too large for the store', '{"countPendingOrders":{"a":1e126}}', ['countPendingOrders', 'a'], /out of range/],
+    ['nesting 10,000 deep', `{"countPendingOrders":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, ['countPendingOrders', ...Array.from({ length: 63 }, () => '0')], /64 levels/],
+  ])('refuses %s with a 400 at its path', async (_, body, path, message) => {
+    const response = await put(body);
+    expect(response.status).toBe(400);
+    expect(response.body!.errors).toEqual([expect.objectContaining({ path, message: expect.stringMatching(message) })]);
+  });
+
+  it('refuses a body marked base64 that is not base64, or not UTF-8 once decoded', async () => {
+    for (const body of ['!!!!', Buffer.from([0x7b, 0xff, 0x7d]).toString('base64')]) {
+      const event = apiEvent({ method: 'PUT', path: PATH, headers, body: '{}' });
+      Object.assign(event, { body, isBase64Encoded: true });
+      const response = await invoke(putOrderSettings, event);
+      expect(response.status).toBe(400);
+      expect(response.body!.errors).toEqual([expect.objectContaining({ path: [] })]);
+    }
+  });
+
+  it('refuses a query parameter on a route that declares none, and a repeated one', async () => {
+    dynamo.on(GetCommand, { Key: { PK: 'PIXEL#px_1', SK: 'ORDER_SETTINGS' } }).resolves({});
+    const get = (query: string) => invoke(getOrderSettings, apiEvent({ method: 'GET', path: `${PATH}?${query}`, headers }));
+    for (const query of ['__proto__=1', 'constructor=1', 'x=1', '=1', 'a[]=1']) {
+      const response = await get(query);
+      expect(response.status, query).toBe(400);
+      expect(response.body!.errors[0].path[0]).toBe('query');
+    }
+    const repeated = await put(JSON.stringify(validSettings()), `${PATH}?x=1&x=2`);
+    expect(repeated.body!.errors).toEqual([{ message: "Query parameter 'x' may appear only once", key: 'x', path: ['query', 'x'] }]);
+  });
+});

@@ -1,30 +1,107 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { BadRequestError, issueAt } from '../errors';
+import { BadRequestError, issueAt, UnreadableBodyError, type ValidationIssue } from '../errors';
 import type { ApiContext } from '../api-context';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Keys that name JavaScript's object machinery. JSON.parse makes them ordinary own properties,
+ * but the first `Object.assign`, spread into a class or `target[key] = value` downstream turns
+ * them into prototype writes, so they are refused wherever they appear, never dropped.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The deepest nesting of objects and arrays a body may have. The deepest legitimate body (a
+ * dashboard section's widget filter, five groups deep) is about 22 levels; recursion over a body
+ * thousands of levels deep would overflow the stack.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The numbers DynamoDB can store: 0, or a magnitude from 1e-130 to below 1e126. A double outside
+ * (`1e-200`, `1e300`, or `1e400`, which parses to Infinity) would pass validation and then fail
+ * the write, a 5xx that no retry repairs; no quantity this API takes comes near those bounds.
+ */
+export function isStorableNumber(value: number): boolean {
+  const magnitude = Math.abs(value);
+  return magnitude === 0 || (magnitude >= 1e-130 && magnitude < 1e126);
+}
+const NUMBER_RANGE_MESSAGE = 'Number out of range: it must be 0 or have a magnitude from 1e-130 to below 1e126';
+
+/** At most this many problems are listed; one is enough to fix, a flood helps nobody. */
+const MAX_LISTED = 100;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const whole = (message: string) => new BadRequestError(message, [issueAt([], message)]);
+
+/** The body's text: base64 checked strictly (Buffer.from skips what it cannot read), UTF-8 checked strictly. */
+export function bodyText(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'>): string | undefined {
+  if (event.body === undefined || event.body === null) return undefined;
+  if (!event.isBase64Encoded) return event.body;
+  if (!BASE64.test(event.body)) throw whole('Request body is marked base64-encoded but is not valid base64');
+  try {
+    return utf8.decode(Buffer.from(event.body, 'base64'));
+  } catch {
+    throw whole('Request body is not valid UTF-8');
+  }
+}
+
+/**
+ * Everything in a parsed document this API refuses to read, each at its path. Iterative, so a
+ * document of any depth is walked without recursion.
+ */
+export function unreadableParts(document: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  // Depth first, children pushed in reverse, so problems are listed in document order.
+  const stack: Array<{ value: unknown; path: string[]; member: boolean }> = [{ value: document, path: [], member: false }];
+  while (stack.length > 0 && issues.length < MAX_LISTED) {
+    const { value, path, member } = stack.pop()!;
+    const key = path.at(-1) ?? '';
+    if (member && FORBIDDEN_KEYS.has(key)) {
+      issues.push(issueAt(path, `Key '${key}' is not allowed`, 'forbidden_key'));
+    } else if (member && !key.isWellFormed()) {
+      issues.push(issueAt(path, 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
+    } else if (typeof value === 'string') {
+      if (!value.isWellFormed()) issues.push(issueAt(path, 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
+    } else if (typeof value === 'number') {
+      if (!isStorableNumber(value)) issues.push(issueAt(path, NUMBER_RANGE_MESSAGE, 'out_of_range'));
+    } else if (value !== null && typeof value === 'object') {
+      if (path.length >= MAX_BODY_DEPTH) {
+        issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
+        continue;
+      }
+      const isArray = Array.isArray(value);
+      const entries = isArray ? value.map((item, i) => [String(i), item] as const) : Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [childKey, child] = entries[i]!;
+        stack.push({ value: child, path: [...path, childKey], member: !isArray });
+      }
+    }
+  }
+  return issues;
+}
 
 /**
  * Parses the body as a JSON object. Content-Type is not policed: `curl -d` sends a form type by
- * default and rejecting that helps nobody, while a body that is not a JSON object is a 400.
+ * default and rejecting that helps nobody, while a body that is not a JSON object, or holds
+ * anything `unreadableParts` names, is a 400.
  */
 export const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, ApiContext> => ({
   name: 'jsonBody',
   before: ({ event, context }) => {
-    const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    if (raw === undefined || raw === null || raw.trim() === '') {
-      throw new BadRequestError('Request body is required', [issueAt([], 'Request body is required')]);
-    }
+    const raw = bodyText(event);
+    if (raw === undefined || raw.trim() === '') throw whole('Request body is required');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(raw, (key, value) => (FORBIDDEN_KEYS.has(key) ? undefined : value));
+      parsed = JSON.parse(raw);
     } catch {
-      throw new BadRequestError('Request body is not valid JSON', [issueAt([], 'Request body is not valid JSON')]);
+      throw whole('Request body is not valid JSON');
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new BadRequestError('Request body must be a JSON object', [issueAt([], 'Request body must be a JSON object')]);
-    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw whole('Request body must be a JSON object');
+    const issues = unreadableParts(parsed);
+    if (issues.length > 0) throw new UnreadableBodyError('Request validation failed', issues, parsed);
     context.api.rawBody = parsed as Record<string, unknown>;
   },
 });

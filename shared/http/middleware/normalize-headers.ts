@@ -8,8 +8,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 export const normalizeHeaders = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
   name: 'normalizeHeaders',
   before: ({ event }) => {
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
-    event.headers = headers;
+    // fromEntries, not assignment: a header named `__proto__` stays a header.
+    event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   },
 });

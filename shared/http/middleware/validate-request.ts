@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type * as z from 'zod';
-import { BadRequestError } from '../errors';
+import * as z from 'zod';
+import { BadRequestError, issueAt, type ValidationIssue } from '../errors';
 import { toValidationIssues } from '../zod-issues';
 import type { ApiContext } from '../api-context';
 
@@ -11,10 +11,29 @@ export interface RequestSchemas {
   path?: z.ZodType;
 }
 
+/** A route that declares no query parameters takes none: any parameter is a 400. */
+const NO_QUERY_PARAMETERS = z.strictObject({});
+
+/**
+ * A parameter sent twice (`?type=view&type=pnl_view`) reaches the function comma-joined, which
+ * could read as a value of its own; it is refused by name instead. Read from the raw query
+ * string, the one place every repetition is still visible.
+ */
+function repeatedParameters(rawQueryString: string | undefined): ValidationIssue[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const [key] of new URLSearchParams(rawQueryString ?? '')) {
+    if (seen.has(key)) repeated.add(key);
+    seen.add(key);
+  }
+  return [...repeated].map((key) => issueAt(['query', key], `Query parameter '${key}' may appear only once`, 'invalid_value'));
+}
+
 /**
  * Parses body, query and path parameters with the route's zod schemas and reports every problem
  * at once. Body issues are located from the body root; query and path issues under `query` and
- * `path`, so a client can tell them apart.
+ * `path`, so a client can tell them apart. Every route declares its query parameters, so an
+ * unknown one is always a 400.
  */
 export const validateRequest = (
   schemas: RequestSchemas,
@@ -22,17 +41,19 @@ export const validateRequest = (
   name: 'validateRequest',
   before: ({ event, context }) => {
     const state = context.api;
-    const issues = [];
+    const issues = repeatedParameters(event.rawQueryString);
+    const repeated = new Set(issues.map((issue) => issue.key));
     const parts = [
       ['body', schemas.body, state.rawBody, []],
-      ['query', schemas.query, event.queryStringParameters ?? {}, ['query']],
+      ['query', schemas.query ?? NO_QUERY_PARAMETERS, event.queryStringParameters ?? {}, ['query']],
       ['path', schemas.path, event.pathParameters ?? {}, ['path']],
     ] as const;
     for (const [part, schema, input, prefix] of parts) {
       if (!schema) continue;
       const result = schema.safeParse(input);
       if (result.success) state[part] = result.data;
-      else issues.push(...toValidationIssues(result.error, prefix));
+      // A repeated parameter's joined value fails its schema too; the repetition is the problem to report.
+      else issues.push(...toValidationIssues(result.error, prefix).filter((issue) => part !== 'query' || !repeated.has(issue.path[1] ?? '')));
     }
     if (issues.length > 0) throw new BadRequestError('Request validation failed', issues);
   },
