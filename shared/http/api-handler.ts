@@ -4,7 +4,7 @@ import type * as z from 'zod';
 import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
 import type { ApiContext } from './api-context';
-import { ServiceUnavailableError } from './errors';
+import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
 import { bodySizeLimit } from './middleware/body-size-limit';
@@ -61,11 +61,10 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   handle: (request: ApiRequest<S>) => Promise<ApiResult>,
 ) {
   const schemas = endpoint.schemas ?? ({} as S);
-  const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({
-    timeoutEarlyResponse: () => {
-      throw new ServiceUnavailableError('The request timed out; retry it');
-    },
-  })
+  // No early timeout answer: racing the handler would answer while its write goes on. Instead
+  // every store call is held to the request's deadline (store/sdk-config.ts), so the handler
+  // itself ends in time with what really happened.
+  const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({ timeoutEarlyInMillis: 0 })
     .use(requestIdHeader())
     .use(compressResponse())
     .use(normalizeHeaders())
@@ -90,7 +89,12 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
 
   // The state object is created per invocation, before any middleware runs.
   return (event: APIGatewayProxyEventV2, context: Context) =>
-    handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext);
+    withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+}
+
+/** When the function will be stopped; unknown (no deadline) when the context cannot say. */
+function deadlineOf(context: Context): number | undefined {
+  return typeof context.getRemainingTimeInMillis === 'function' ? Date.now() + context.getRemainingTimeInMillis() : undefined;
 }
 
 function stateFor(event: APIGatewayProxyEventV2): ApiContext['api'] {
