@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NotStartedError, markWriteOutcomeUnknown } from '../faults';
-import { remainingMs } from '../request-deadline';
+import { inFinalWrite, remainingMs } from '../request-deadline';
 
 /**
  * How long one attempt of one store call may take, and how many attempts the SDK makes (it
@@ -39,7 +39,7 @@ export function holdToRequestDeadline(client: DynamoDBClient): void {
   const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
       const isWrite = WRITE_COMMANDS.test(context.commandName ?? '');
       const state = ((context as Record<symbol, { unknown: boolean }>)[ATTEMPTS] ??= { unknown: false });
-      if (remainingMs() < (isWrite ? WRITE_START_MS : READ_START_MS)) {
+      if (remainingMs() < (isWrite && !inFinalWrite() ? WRITE_START_MS : READ_START_MS)) {
         const error = new NotStartedError(`Not started: too close to the request's deadline for ${context.commandName ?? 'a store call'}`);
         if (state.unknown) markWriteOutcomeUnknown(error);
         throw error;

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { logger } from '../config/logger';
 import { RetryableFault, isRetryableAwsError } from '../faults';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '../http/errors';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../http/idempotency';
 import { requestIdOf } from '../http/middleware/request-id';
 import { jsonResponse } from '../http/response';
 import { EventsValidationError, MAX_DETAILS, type EventProblem, type EventsErrorBody, type EventsErrorCode } from './ingest-errors';
@@ -24,6 +25,9 @@ export const eventsErrorResponder = (): MiddlewareObj<APIGatewayProxyEventV2, AP
       request.response = jsonResponse(status, body, headers);
     };
 
+    if (error instanceof InvalidIdempotencyKeyError) return answer(400, 'invalid_idempotency_key', error.message);
+    if (error instanceof IdempotencyKeyInUseError) return answer(409, 'idempotency_key_in_use', error.message, [], error.headers);
+    if (error instanceof IdempotencyKeyReusedError) return answer(422, 'idempotency_key_reused', error.message);
     if (error instanceof EventsValidationError) return answer(400, 'validation_failed', error.message, error.problems.slice(0, MAX_DETAILS));
     // Only the JSON-body step throws these here: the body could not be read as a JSON object.
     if (error instanceof BadRequestError) return answer(400, 'malformed_body', error.message);
