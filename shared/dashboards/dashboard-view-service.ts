@@ -121,24 +121,26 @@ export async function createDashboardView(actor: Actor, input: CreateDashboardVi
 export async function updateDashboardView(actor: Actor, dashboardViewId: string, patch: DashboardViewPatch): Promise<DashboardView> {
   const configuration = patch.configuration && completeConfiguration(patch.configuration, actor.requestTime);
   const changeId = randomUUID();
-  return oneAtATime(`dashboard-view\n${actor.pixelId}\n${dashboardViewId}`, () => retryUntilCommitted(
-    async () => {
-      const { view, version, changeId: storedChangeId } = await load(actor.pixelId, dashboardViewId);
-      if (storedChangeId === changeId) return view;
-      const requestTime = actor.requestTime.toISOString();
-      const next: DashboardView = {
-        ...view,
-        name: patch.name ?? view.name,
-        configuration: configuration ?? view.configuration,
-        order: patch.order ?? view.order,
-        updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
-        updatedBy: API_KEY_AUTHOR,
-      };
-      await updateDashboardViewItem(next, version, actor.apiKeyPk, changeId);
-      return next;
-    },
-    { isConflict: (error) => error instanceof ConcurrentDashboardViewUpdateError },
-  ));
+  return oneAtATime(`dashboard-view\n${actor.pixelId}\n${dashboardViewId}`, () =>
+    retryUntilCommitted(
+      async () => {
+        const { view, version, changeId: storedChangeId } = await load(actor.pixelId, dashboardViewId);
+        if (storedChangeId === changeId) return view;
+        const requestTime = actor.requestTime.toISOString();
+        const next: DashboardView = {
+          ...view,
+          name: patch.name ?? view.name,
+          configuration: configuration ?? view.configuration,
+          order: patch.order ?? view.order,
+          updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
+          updatedBy: API_KEY_AUTHOR,
+        };
+        await updateDashboardViewItem(next, version, actor.apiKeyPk, changeId);
+        return next;
+      },
+      { isConflict: (error) => error instanceof ConcurrentDashboardViewUpdateError },
+    ),
+  );
 }
 
 /**

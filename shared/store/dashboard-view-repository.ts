@@ -111,19 +111,19 @@ export async function insertDashboardView(view: DashboardView, apiKeyPk: string)
   const { configuration, ...members } = view;
   try {
     await documentClient.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        PK: viewsPk(view.pixelId),
-        SK: viewSk(view.dashboardViewId),
-        ...members,
-        configuration: JSON.stringify(configuration),
-        version: 1,
-        createdByApiKeyPk: apiKeyPk,
-        updatedByApiKeyPk: apiKeyPk,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          PK: viewsPk(view.pixelId),
+          SK: viewSk(view.dashboardViewId),
+          ...members,
+          configuration: JSON.stringify(configuration),
+          version: 1,
+          createdByApiKeyPk: apiKeyPk,
+          updatedByApiKeyPk: apiKeyPk,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
     );
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw new DashboardViewExistsError(view.dashboardViewId);
