@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as getOrderSettings } from '../../functions/accounts/get-order-settings';
 import { handler as putOrderSettings } from '../../functions/accounts/put-order-settings';
 import { handler as createDashboardView } from '../../functions/accounts/create-dashboard-view';
@@ -73,5 +73,25 @@ describe('contention alone never fails a write (real handlers, dynalite)', () =>
     expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
     const orders = responses.map((response) => response.body!.dashboardView.order as number);
     expect(new Set(orders)).toEqual(new Set(Array.from({ length: WRITERS }, (_, i) => i + 1)));
+  });
+});
+
+describe('contention across containers (separate module instances: their own store clients and queues)', () => {
+  it(`answers 200 to ${WRITERS} PUTs on one pixel spread over 5 containers racing on the version check`, async () => {
+    const headers = await headersFor('px_contention_containers', ['account:write']);
+    const containers = [];
+    for (let i = 0; i < 5; i++) {
+      vi.resetModules();
+      containers.push((await import('../../functions/accounts/put-order-settings')).handler);
+    }
+    const bodies = Array.from({ length: WRITERS }, (_, i) => validSettings({ exclusionFilters: [{ ...validSettings().exclusionFilters[0], name: `writer ${i}` }] }));
+
+    const responses = await Promise.all(
+      bodies.map((body, i) => invoke(containers[i % containers.length]!, apiEvent({ method: 'PUT', path: PATH, headers, body }))),
+    );
+
+    expect(responses.map((response) => response.status)).toEqual(bodies.map(() => 200));
+    const stored = (await invoke(getOrderSettings, apiEvent({ method: 'GET', path: PATH, headers }))).body!.orderSettings;
+    expect(responses.map((response) => JSON.stringify(response.body!.orderSettings))).toContain(JSON.stringify(stored));
   });
 });
