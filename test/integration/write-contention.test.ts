@@ -79,7 +79,7 @@ describe('contention alone never fails a write (real handlers, dynalite)', () =>
 describe('contention across containers (separate module instances: their own store clients and queues)', () => {
   it(`answers 200 to ${WRITERS} PUTs on one pixel spread over 5 containers racing on the version check`, async () => {
     const headers = await headersFor('px_contention_containers', ['account:write']);
-    const containers = [];
+    const containers: Array<typeof putOrderSettings> = [];
     for (let i = 0; i < 5; i++) {
       vi.resetModules();
       containers.push((await import('../../functions/accounts/put-order-settings')).handler);
