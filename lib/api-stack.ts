@@ -6,7 +6,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { TABLE_KEYS } from '../shared/store/table-design';
+import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
 import { ApiFunction, type TableAccess } from './constructs/api-function';
 import { acknowledgeInHandlerAuthorization } from './nag-acknowledgements';
 import { routeTable, type RouteDefinition, type RouteId } from './routes';
@@ -89,6 +89,9 @@ export class ApiStack extends Stack {
         projectionType: dynamodb.ProjectionType.ALL,
       })),
       billing: dynamodb.Billing.onDemand(),
+      // Items that carry `ttl` (epoch seconds) are deleted some time after it; readers treat an
+      // item past its `ttl` as absent, since deletion is not immediate (and never happens locally).
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // The table holds merchants' settings and key hashes: neither a stack deletion nor a
       // console click may drop it.

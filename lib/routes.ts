@@ -13,6 +13,11 @@ export interface RouteDefinition {
   handler: string;
   /** The scope a key needs; `null` means any active key of the pixel may call it. */
   scope: Scope | null;
+  /**
+   * The route changes state. A write route honours the `Idempotency-Key` header (a retry with the
+   * same key answers the first response and changes nothing), so every new write route must say so.
+   */
+  writes: boolean;
   summary: string;
 }
 
@@ -22,6 +27,7 @@ export const routes = {
     path: '/accounts/api/account/settings/order',
     handler: 'functions/accounts/get-order-settings.ts',
     scope: 'account:read',
+    writes: false,
     summary: 'Read the order settings',
   },
   putOrderSettings: {
@@ -29,6 +35,7 @@ export const routes = {
     path: '/accounts/api/account/settings/order',
     handler: 'functions/accounts/put-order-settings.ts',
     scope: 'account:write',
+    writes: true,
     summary: 'Replace the order settings',
   },
   listDashboardViews: {
@@ -36,6 +43,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views',
     handler: 'functions/accounts/list-dashboard-views.ts',
     scope: 'dashboards:read',
+    writes: false,
     summary: 'List the dashboard views (summaries)',
   },
   getDashboardView: {
@@ -43,6 +51,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views/{dashboardViewId}',
     handler: 'functions/accounts/get-dashboard-view.ts',
     scope: 'dashboards:read',
+    writes: false,
     summary: 'Read one dashboard view',
   },
   createDashboardView: {
@@ -50,6 +59,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views',
     handler: 'functions/accounts/create-dashboard-view.ts',
     scope: 'dashboards:write',
+    writes: true,
     summary: 'Create a dashboard view from a complete configuration',
   },
   updateDashboardView: {
@@ -57,6 +67,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views/{dashboardViewId}',
     handler: 'functions/accounts/update-dashboard-view.ts',
     scope: 'dashboards:write',
+    writes: true,
     summary: 'Update the name, configuration or order of a dashboard view',
   },
   copyDashboardView: {
@@ -64,6 +75,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views/{dashboardViewId}/copy',
     handler: 'functions/accounts/copy-dashboard-view.ts',
     scope: 'dashboards:write',
+    writes: true,
     summary: 'Copy a dashboard view',
   },
   createDashboardViewFromPreset: {
@@ -71,6 +83,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views/from-preset',
     handler: 'functions/accounts/create-dashboard-view-from-preset.ts',
     scope: 'dashboards:write',
+    writes: true,
     summary: 'Create a dashboard view of sparkline tiles from a list of measures',
   },
   deleteDashboardView: {
@@ -78,6 +91,7 @@ export const routes = {
     path: '/accounts/api/dashboard/views/{dashboardViewId}',
     handler: 'functions/accounts/delete-dashboard-view.ts',
     scope: 'dashboards:write',
+    writes: true,
     summary: 'Delete a dashboard view',
   },
   getMeasures: {
@@ -85,6 +99,7 @@ export const routes = {
     path: '/db-mgmt/api/measures',
     handler: 'functions/db-mgmt/get-measures.ts',
     scope: null,
+    writes: false,
     summary: 'List the measures catalog',
   },
   getFilters: {
@@ -92,6 +107,7 @@ export const routes = {
     path: '/db-mgmt/api/filters',
     handler: 'functions/db-mgmt/get-filters.ts',
     scope: 'analytics:read',
+    writes: false,
     summary: 'List the filter-field catalog',
   },
   queryAds: {
@@ -99,6 +115,7 @@ export const routes = {
     path: '/db-mgmt/api/query-ads',
     handler: 'functions/db-mgmt/query-ads.ts',
     scope: 'analytics:read',
+    writes: false,
     summary: 'List ads, with optional daily series',
   },
   ingestEvents: {
@@ -106,6 +123,7 @@ export const routes = {
     path: '/tr/api/events',
     handler: 'functions/tr/ingest-events.ts',
     scope: 'events:write',
+    writes: true,
     summary: 'Ingest server-side tracking events, one or a batch of up to 100',
   },
 } as const satisfies Record<string, RouteDefinition>;

@@ -7,7 +7,7 @@ import { copyDashboardViewSchema, dashboardViewPathSchema } from '../../shared/s
 /** POST a copy of a view as a new view, named `<name> (copy)` unless a name is sent. The body is optional. */
 export const handler = withEmptyBodyAsObject(
   apiHandler(
-    { scope: routes.copyDashboardView.scope, schemas: { body: copyDashboardViewSchema, path: dashboardViewPathSchema } },
+    { route: routes.copyDashboardView, schemas: { body: copyDashboardViewSchema, path: dashboardViewPathSchema } },
     async ({ body, path, principal, receivedAt }) => ({
       body: {
         dashboardView: await copyDashboardView(

@@ -5,7 +5,7 @@ import { dashboardViewFromPresetSchema } from '../../shared/schemas/dashboard-vi
 
 /** POST a view built from a list of measures: one auto-laid-out sparkline tile each (spec 4.4). */
 export const handler = apiHandler(
-  { scope: routes.createDashboardViewFromPreset.scope, schemas: { body: dashboardViewFromPresetSchema } },
+  { route: routes.createDashboardViewFromPreset, schemas: { body: dashboardViewFromPresetSchema } },
   async ({ body, principal, receivedAt }) => ({
     body: {
       dashboardView: await createDashboardViewFromPreset(

@@ -5,7 +5,7 @@ import { createDashboardViewSchema } from '../../shared/schemas/dashboard-view';
 
 /** POST a dashboard view from a complete configuration. */
 export const handler = apiHandler(
-  { scope: routes.createDashboardView.scope, schemas: { body: createDashboardViewSchema } },
+  { route: routes.createDashboardView, schemas: { body: createDashboardViewSchema } },
   async ({ body, principal, receivedAt }) => ({
     body: { dashboardView: await createDashboardView({ pixelId: principal.pixelId, apiKeyPk: principal.apiKeyPk, requestTime: receivedAt }, body) },
   }),

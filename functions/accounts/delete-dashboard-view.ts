@@ -5,6 +5,6 @@ import { dashboardViewPathSchema } from '../../shared/schemas/dashboard-view';
 
 /** DELETE a view (spec 4.5); deleting it again is a 404. */
 export const handler = apiHandler(
-  { scope: routes.deleteDashboardView.scope, schemas: { path: dashboardViewPathSchema } },
+  { route: routes.deleteDashboardView, schemas: { path: dashboardViewPathSchema } },
   async ({ path, principal }) => ({ body: await deleteDashboardView(principal.pixelId, path.dashboardViewId) }),
 );

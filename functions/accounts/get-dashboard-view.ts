@@ -5,6 +5,6 @@ import { dashboardViewPathSchema } from '../../shared/schemas/dashboard-view';
 
 /** GET one dashboard view, configuration included; 404 when this pixel has no such view. */
 export const handler = apiHandler(
-  { scope: routes.getDashboardView.scope, schemas: { path: dashboardViewPathSchema } },
+  { route: routes.getDashboardView, schemas: { path: dashboardViewPathSchema } },
   async ({ path, principal }) => ({ body: { dashboardView: await getDashboardView(principal.pixelId, path.dashboardViewId) } }),
 );

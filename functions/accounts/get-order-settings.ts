@@ -3,6 +3,6 @@ import { apiHandler } from '../../shared/http/api-handler';
 import { getOrderSettings } from '../../shared/order-settings/order-settings-service';
 
 /** GET the pixel's order settings; the spec's defaults when none were ever set. */
-export const handler = apiHandler({ scope: routes.getOrderSettings.scope }, async ({ principal }) => ({
+export const handler = apiHandler({ route: routes.getOrderSettings }, async ({ principal }) => ({
   body: { orderSettings: await getOrderSettings(principal.pixelId) },
 }));

@@ -5,6 +5,6 @@ import { listDashboardViewsQuerySchema } from '../../shared/schemas/dashboard-vi
 
 /** GET the pixel's dashboard views as summaries, in list order, optionally of one `type`. */
 export const handler = apiHandler(
-  { scope: routes.listDashboardViews.scope, schemas: { query: listDashboardViewsQuerySchema } },
+  { route: routes.listDashboardViews, schemas: { query: listDashboardViewsQuerySchema } },
   async ({ query, principal }) => ({ body: { dashboardViews: await listDashboardViews(principal.pixelId, query.type) } }),
 );

@@ -5,7 +5,7 @@ import { orderSettingsInputSchema } from '../../shared/schemas/order-settings';
 
 /** PUT replaces the order settings as a whole and announces it with `accountUpdated` (spec 4.1). */
 export const handler = apiHandler(
-  { scope: routes.putOrderSettings.scope, schemas: { body: orderSettingsInputSchema } },
+  { route: routes.putOrderSettings, schemas: { body: orderSettingsInputSchema } },
   async ({ body, principal, receivedAt }) => ({
     body: {
       orderSettings: await replaceOrderSettings({

@@ -5,7 +5,7 @@ import { dashboardViewPathSchema, updateDashboardViewSchema } from '../../shared
 
 /** PATCH a view's name, configuration (replaced whole) or order; concurrent PATCHes all land. */
 export const handler = apiHandler(
-  { scope: routes.updateDashboardView.scope, schemas: { body: updateDashboardViewSchema, path: dashboardViewPathSchema } },
+  { route: routes.updateDashboardView, schemas: { body: updateDashboardViewSchema, path: dashboardViewPathSchema } },
   async ({ body, path, principal, receivedAt }) => ({
     body: {
       dashboardView: await updateDashboardView(

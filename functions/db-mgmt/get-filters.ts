@@ -5,6 +5,6 @@ import { filtersQuerySchema } from '../../shared/schemas/catalog-queries';
 
 /** GET the filter-field catalog: the field ids, operators and contexts a `filters` body may use. */
 export const handler = apiHandler(
-  { scope: routes.getFilters.scope, schemas: { query: filtersQuerySchema } },
+  { route: routes.getFilters, schemas: { query: filtersQuerySchema } },
   async ({ query }) => ({ body: { fields: listFilterFields(query) } }),
 );

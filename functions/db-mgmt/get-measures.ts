@@ -5,6 +5,6 @@ import { measuresQuerySchema } from '../../shared/schemas/catalog-queries';
 
 /** GET the measures catalog; ungated, so a script or agent can look ids up before anything else. */
 export const handler = apiHandler(
-  { scope: routes.getMeasures.scope, schemas: { query: measuresQuerySchema } },
+  { route: routes.getMeasures, schemas: { query: measuresQuerySchema } },
   async ({ query }) => ({ body: { measures: listMeasures(query) } }),
 );

@@ -5,6 +5,6 @@ import { queryAdsRequestSchema } from '../../shared/schemas/query-ads';
 
 /** POST the ad listing, with optional daily series per ad (spec 4.2). */
 export const handler = apiHandler(
-  { scope: routes.queryAds.scope, schemas: { body: queryAdsRequestSchema } },
+  { route: routes.queryAds, schemas: { body: queryAdsRequestSchema } },
   async ({ body, principal }) => ({ body: await queryAds(principal.pixelId, body) }),
 );

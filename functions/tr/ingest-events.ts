@@ -10,7 +10,7 @@ import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
  * problems in its own envelope, per event, so it validates the parsed body itself.
  */
 export const handler = apiHandler(
-  { scope: routes.ingestEvents.scope, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
+  { route: routes.ingestEvents, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
   async ({ rawBody, principal, receivedAt }) => ({
     body: await ingestEvents(principal.pixelId, parseIngestBody(rawBody ?? {}, receivedAt), receivedAt),
   }),

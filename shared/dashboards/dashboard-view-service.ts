@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { findMeasure } from '../catalog/measures';
+import { isWriteOutcomeUnknown } from '../faults';
 import { NotFoundError } from '../http/errors';
-import { retryOnConflict } from '../retry-on-conflict';
+import { oneAtATime } from '../one-at-a-time';
+import { retryUntilCommitted } from '../retry-until-committed';
 import {
   CONFIGURATION_DEFAULTS,
   DASHBOARD_VIEW_LIMITS,
@@ -15,6 +17,7 @@ import {
 } from '../schemas/dashboard-view';
 import {
   ConcurrentDashboardViewUpdateError,
+  DashboardViewExistsError,
   deleteDashboardViewItem,
   getDashboardViewItem,
   insertDashboardView,
@@ -35,7 +38,6 @@ export interface Actor {
 
 /** Upstream documents `createdBy` / `updatedBy` as `""` for writes made with an API key. */
 const API_KEY_AUTHOR = '';
-const MAX_UPDATE_ATTEMPTS = 10;
 const DASHBOARD_VIEW_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The same answer for a missing view, another pixel's view and a malformed id: nothing is disclosed. */
@@ -91,7 +93,18 @@ async function insert(
     createdBy: API_KEY_AUTHOR,
     updatedBy: API_KEY_AUTHOR,
   };
-  await insertDashboardView(view, actor.apiKeyPk);
+  // Retried only when a write got no answer: the id is this request's own, so finding it stored
+  // means that earlier attempt committed.
+  await retryUntilCommitted(
+    async () => {
+      try {
+        await insertDashboardView(view, actor.apiKeyPk);
+      } catch (error) {
+        if (!(error instanceof DashboardViewExistsError)) throw error;
+      }
+    },
+    { isConflict: () => false },
+  );
   return view;
 }
 
@@ -102,26 +115,31 @@ export async function createDashboardView(actor: Actor, input: CreateDashboardVi
 /**
  * Applies a partial update to the latest version of the view. The write is conditional on the
  * version read, and a PATCH that loses a race re-reads and applies its own members again, so two
- * concurrent PATCHes of different members both land. `updatedAt` never moves backwards.
+ * concurrent PATCHes of different members both land. `updatedAt` never moves backwards. An
+ * attempt that finds this request's `changeId` stored knows an earlier attempt committed.
  */
 export async function updateDashboardView(actor: Actor, dashboardViewId: string, patch: DashboardViewPatch): Promise<DashboardView> {
   const configuration = patch.configuration && completeConfiguration(patch.configuration, actor.requestTime);
-  return retryOnConflict(
-    async () => {
-      const { view, version } = await load(actor.pixelId, dashboardViewId);
-      const requestTime = actor.requestTime.toISOString();
-      const next: DashboardView = {
-        ...view,
-        name: patch.name ?? view.name,
-        configuration: configuration ?? view.configuration,
-        order: patch.order ?? view.order,
-        updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
-        updatedBy: API_KEY_AUTHOR,
-      };
-      await updateDashboardViewItem(next, version, actor.apiKeyPk);
-      return next;
-    },
-    { isConflict: (error) => error instanceof ConcurrentDashboardViewUpdateError, maxAttempts: MAX_UPDATE_ATTEMPTS },
+  const changeId = randomUUID();
+  return oneAtATime(`dashboard-view\n${actor.pixelId}\n${dashboardViewId}`, () =>
+    retryUntilCommitted(
+      async () => {
+        const { view, version, changeId: storedChangeId } = await load(actor.pixelId, dashboardViewId);
+        if (storedChangeId === changeId) return view;
+        const requestTime = actor.requestTime.toISOString();
+        const next: DashboardView = {
+          ...view,
+          name: patch.name ?? view.name,
+          configuration: configuration ?? view.configuration,
+          order: patch.order ?? view.order,
+          updatedAt: requestTime > view.updatedAt ? requestTime : view.updatedAt,
+          updatedBy: API_KEY_AUTHOR,
+        };
+        await updateDashboardViewItem(next, version, actor.apiKeyPk, changeId);
+        return next;
+      },
+      { isConflict: (error) => error instanceof ConcurrentDashboardViewUpdateError },
+    ),
   );
 }
 
@@ -157,8 +175,24 @@ export async function createDashboardViewFromPreset(actor: Actor, input: Dashboa
   return insert(actor, { type: input.type, name: input.name, configuration });
 }
 
+/**
+ * A delete whose first attempt got no answer is sent again; if the view is gone by then, that
+ * first attempt (or a concurrent delete) removed it, and the answer is that it is deleted.
+ */
 export async function deleteDashboardView(pixelId: string, dashboardViewId: string): Promise<{ deleted: true; dashboardViewId: string }> {
-  const deleted = DASHBOARD_VIEW_ID.test(dashboardViewId) && (await deleteDashboardViewItem(pixelId, dashboardViewId));
+  if (!DASHBOARD_VIEW_ID.test(dashboardViewId)) throw notFound();
+  let sentWithoutAnswer = false;
+  const deleted = await retryUntilCommitted(
+    async () => {
+      try {
+        return (await deleteDashboardViewItem(pixelId, dashboardViewId)) || sentWithoutAnswer;
+      } catch (error) {
+        if (isWriteOutcomeUnknown(error)) sentWithoutAnswer = true;
+        throw error;
+      }
+    },
+    { isConflict: () => false },
+  );
   if (!deleted) throw notFound();
   return { deleted: true, dashboardViewId };
 }

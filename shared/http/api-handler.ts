@@ -4,11 +4,12 @@ import type * as z from 'zod';
 import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
 import type { ApiContext } from './api-context';
-import { ServiceUnavailableError } from './errors';
+import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
 import { bodySizeLimit } from './middleware/body-size-limit';
 import { compressResponse } from './middleware/compress-response';
+import { requestContent, runIdempotently } from './idempotency';
 import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
@@ -39,8 +40,11 @@ export interface ApiResult {
 }
 
 export interface EndpointDefinition<S extends RequestSchemas> {
-  /** The scope the route table names for this endpoint; `null` for an ungated one. */
-  scope: Scope | null;
+  /**
+   * The endpoint's row of the route table: its scope gates it, and a route that `writes` honours
+   * the Idempotency-Key header.
+   */
+  route: { method: string; path: string; scope: Scope | null; writes: boolean };
   schemas?: S;
   /** Parse the body as a JSON object even without a body schema: the handler validates it itself. */
   jsonBody?: boolean;
@@ -53,44 +57,66 @@ export interface EndpointDefinition<S extends RequestSchemas> {
 /**
  * Wraps one endpoint in the shared request pipeline. The order is the architecture's order of
  * checks: headers and key (401), scope (403), body size (413, where the endpoint has a limit),
- * body parsing (400), body pixelId (403), validation (400); the handler then answers 404s and
- * successes.
+ * body parsing (400), body pixelId (403), validation (400); then, on a write route, the
+ * Idempotency-Key check (400, 409, 422, or the recorded response); the handler then answers 404s
+ * and successes.
  */
 export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   endpoint: EndpointDefinition<S>,
   handle: (request: ApiRequest<S>) => Promise<ApiResult>,
 ) {
   const schemas = endpoint.schemas ?? ({} as S);
-  const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({
-    timeoutEarlyResponse: () => {
-      throw new ServiceUnavailableError('The request timed out; retry it');
-    },
-  })
+  // No early timeout answer: racing the handler would answer while its write goes on. Instead
+  // every store call is held to the request's deadline (store/sdk-config.ts), so the handler
+  // itself ends in time with what really happened.
+  const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({ timeoutEarlyInMillis: 0 })
     .use(requestIdHeader())
     .use(compressResponse())
     .use(normalizeHeaders())
-    .use(authenticateRequest(endpoint.scope));
+    .use(authenticateRequest(endpoint.route.scope));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));
   if (schemas.body || endpoint.jsonBody) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
   pipeline.use(validateRequest(schemas)).use((endpoint.errorResponder ?? errorResponder)());
 
-  const handler = pipeline.handler(async (_event, context) => {
+  const routeKey = `${endpoint.route.method} ${endpoint.route.path}`;
+  const handler = pipeline.handler(async (event, context) => {
     const { api } = context;
-    const result = await handle({
-      body: api.body as Parsed<S, 'body'>,
-      query: api.query as Parsed<S, 'query'>,
-      path: api.path as Parsed<S, 'path'>,
-      rawBody: api.rawBody,
-      principal: api.principal as Principal,
-      requestId: api.requestId,
-      receivedAt: api.receivedAt,
-    });
-    return jsonResponse(result.statusCode ?? 200, result.body, result.headers);
+    const principal = api.principal as Principal;
+    const run = async () => {
+      const result = await handle({
+        body: api.body as Parsed<S, 'body'>,
+        query: api.query as Parsed<S, 'query'>,
+        path: api.path as Parsed<S, 'path'>,
+        rawBody: api.rawBody,
+        principal,
+        requestId: api.requestId,
+        receivedAt: api.receivedAt,
+      });
+      return { ...result, statusCode: result.statusCode ?? 200 };
+    };
+    const result = endpoint.route.writes
+      ? await runIdempotently(
+          {
+            headers: event.headers,
+            pixelId: principal.pixelId,
+            route: routeKey,
+            content: requestContent(event, api.rawBody),
+            receivedAt: api.receivedAt,
+          },
+          run,
+        )
+      : await run();
+    return jsonResponse(result.statusCode, result.body, result.headers);
   });
 
   // The state object is created per invocation, before any middleware runs.
   return (event: APIGatewayProxyEventV2, context: Context) =>
-    handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext);
+    withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+}
+
+/** When the function will be stopped; unknown (no deadline) when the context cannot say. */
+function deadlineOf(context: Context): number | undefined {
+  return typeof context.getRemainingTimeInMillis === 'function' ? Date.now() + context.getRemainingTimeInMillis() : undefined;
 }
 
 function stateFor(event: APIGatewayProxyEventV2): ApiContext['api'] {

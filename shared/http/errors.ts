@@ -71,6 +71,20 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
+/** The request conflicts with one in progress; retrying it after `Retry-After` seconds is safe. */
+export class ConflictError extends HttpError {
+  readonly statusCode = 409;
+  constructor(message: string) {
+    super(message);
+    this.headers['retry-after'] = '1';
+  }
+}
+
+/** Well-formed, but it cannot be processed as sent (an Idempotency-Key reused for another request). */
+export class UnprocessableContentError extends HttpError {
+  readonly statusCode = 422;
+}
+
 export class PayloadTooLargeError extends HttpError {
   readonly statusCode = 413;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { publishAccountUpdated } from '../events/event-publisher';
 import { defaultOrderSettings, type OrderSettings, type OrderSettingsInput } from '../schemas/order-settings';
 import {
@@ -5,10 +6,9 @@ import {
   loadOrderSettings,
   saveOrderSettings,
 } from '../store/order-settings-repository';
-import { retryOnConflict } from '../retry-on-conflict';
+import { oneAtATime } from '../one-at-a-time';
+import { retryUntilCommitted } from '../retry-until-committed';
 import { assignIdentity } from './assign-identity';
-
-const MAX_ATTEMPTS = 8;
 
 export async function getOrderSettings(pixelId: string): Promise<OrderSettings> {
   return (await loadOrderSettings(pixelId))?.settings ?? defaultOrderSettings();
@@ -17,7 +17,10 @@ export async function getOrderSettings(pixelId: string): Promise<OrderSettings> 
 /**
  * Replaces a pixel's order settings and announces it (spec 4.1). Identity is assigned against the
  * version actually replaced, and the write is conditional on that version, so two concurrent PUTs
- * can never lose a filter's `createdAt`: the loser re-reads and tries again.
+ * can never lose a filter's `createdAt`: the loser re-reads and tries again, until the request's
+ * deadline, so contention alone never fails a PUT; writers in one process queue rather than race. Every attempt of this request stores the same
+ * `changeId`: an attempt that finds it already stored knows an earlier attempt committed though
+ * its answer was lost, and answers what that attempt stored.
  *
  * The event is published after the commit. If publishing fails the request fails with a retryable
  * fault: the PUT is idempotent, so the client's retry stores the same settings and publishes again.
@@ -29,14 +32,18 @@ export async function replaceOrderSettings(command: {
   requestTime: Date;
 }): Promise<OrderSettings> {
   const { pixelId, input, apiKeyPk, requestTime } = command;
-  const next = await retryOnConflict(
-    async () => {
-      const current = await loadOrderSettings(pixelId);
-      const settings = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
-      await saveOrderSettings(pixelId, settings, current?.version, requestTime);
-      return settings;
-    },
-    { isConflict: (error) => error instanceof ConcurrentUpdateError, maxAttempts: MAX_ATTEMPTS },
+  const changeId = randomUUID();
+  const next = await oneAtATime(`order-settings\n${pixelId}`, () =>
+    retryUntilCommitted(
+      async () => {
+        const current = await loadOrderSettings(pixelId);
+        if (current && current.changeId === changeId) return current.settings;
+        const settings = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
+        await saveOrderSettings(pixelId, settings, current?.version, requestTime, changeId);
+        return settings;
+      },
+      { isConflict: (error) => error instanceof ConcurrentUpdateError },
+    ),
   );
   await publishAccountUpdated({
     pixelId,

@@ -1,10 +1,11 @@
 import type { Ad, AdImport, Platform } from '../schemas/ad-import';
-import { batchGet, type ItemKey } from './batch-get';
+import { batchGet } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
 import { tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 import { decodeMonth, encodeMonth, monthKeyOf, monthStartOf, type HourlyMetrics } from './hourly-metrics-codec';
+import { mergeItems } from './merge-items';
 import { VersionedCache } from './versioned-cache';
 
 export type { HourlyMetrics } from './hourly-metrics-codec';
@@ -25,6 +26,10 @@ export type { HourlyMetrics } from './hourly-metrics-codec';
  * No transactions (dynalite has none): an upsert writes metrics, then metadata, then bumps the
  * directory version. A crash part-way leaves some ads and hours written and the version unbumped;
  * running the same import again completes it, since every step is an idempotent overwrite.
+ *
+ * A month item is read, merged with the given hours and written back conditionally on the
+ * revision it was read at (merge-items.ts): two imports of the same ad and month, running at the
+ * same time, end with the union of their hours, the one that wrote last winning an hour both gave.
  */
 export interface AdKey {
   platform: Platform;
@@ -43,6 +48,8 @@ const MONTH_SK_PREFIX = 'M#';
 
 /** Parallel batch calls during an upsert: enough to overlap round trips, few enough not to throttle. */
 const WRITE_CONCURRENCY = 4;
+/** Parallel conditional writes of month items (one item each, where a batch call holds 25). */
+const MONTH_WRITE_CONCURRENCY = 16;
 
 /**
  * Stores ads: each ad's metadata is replaced; its given hours replace those hours and every other
@@ -64,21 +71,18 @@ export async function upsertAds(pixelId: string, ads: readonly AdImport[]): Prom
     byAd.set(adKeyString(metadata), entry);
   }
 
-  const monthUpdates = [...byAd.values()].flatMap(({ metadata, hoursByMonth }) =>
-    [...hoursByMonth].map(([month, hours]) => ({ key: { PK: metricsPk(pixelId, metadata), SK: MONTH_SK_PREFIX + month }, month, hours })),
+  await mergeItems(
+    [...byAd.values()].flatMap(({ metadata, hoursByMonth }) =>
+      [...hoursByMonth].map(([month, hours]) => ({
+        key: { PK: metricsPk(pixelId, metadata), SK: MONTH_SK_PREFIX + month },
+        merge: (stored: Record<string, unknown> | undefined) => {
+          const merged = stored ? mergeHours(decodeMonth(month, stored.data as Uint8Array), hours) : [...hours.values()];
+          return { data: encodeMonth(month, merged), hourCount: merged.length };
+        },
+      })),
+    ),
+    { concurrency: MONTH_WRITE_CONCURRENCY },
   );
-  const stored = new Map(
-    (await batchGet(monthUpdates.map((update) => update.key), { concurrency: WRITE_CONCURRENCY })).map((item) => [
-      itemId(item as ItemKey),
-      item.data as Uint8Array,
-    ]),
-  );
-  const metricPuts: WriteRequest[] = monthUpdates.map(({ key, month, hours }) => {
-    const existing = stored.get(itemId(key));
-    const merged = existing ? mergeHours(decodeMonth(month, existing), hours) : [...hours.values()];
-    return { PutRequest: { Item: { ...key, data: encodeMonth(month, merged), hourCount: merged.length } } };
-  });
-  await batchWrite(metricPuts, { concurrency: WRITE_CONCURRENCY });
 
   const importedAt = new Date();
   const metadataPuts: WriteRequest[] = [...byAd.values()].map(({ metadata }) => ({
@@ -95,10 +99,6 @@ export async function upsertAds(pixelId: string, ads: readonly AdImport[]): Prom
   }));
   await batchWrite(metadataPuts, { concurrency: WRITE_CONCURRENCY });
   await bumpCollectionVersion(adsPk(pixelId), importedAt);
-}
-
-function itemId(key: ItemKey): string {
-  return `${key.PK}\n${key.SK}`;
 }
 
 function mergeHours(stored: readonly HourlyMetrics[], given: ReadonlyMap<number, HourlyMetrics>): HourlyMetrics[] {

@@ -1,6 +1,6 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, tableName } from './dynamo-client';
 
 export type ItemKey = { PK: string; SK: string };
 
@@ -25,7 +25,7 @@ async function readOneBatch(batch: ItemKey[]): Promise<Array<Record<string, unkn
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch reads unprocessed after ${MAX_ATTEMPTS} attempts`);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-    const { Responses, UnprocessedKeys } = await documentClient.send(
+    const { Responses, UnprocessedKeys } = await bulkDocumentClient.send(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
     );
     found.push(...(Responses?.[tableName()] ?? []));

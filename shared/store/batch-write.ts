@@ -1,6 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, tableName } from './dynamo-client';
 
 export type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
@@ -26,7 +26,7 @@ async function writeOneBatch(batch: WriteRequest[]): Promise<void> {
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch writes unprocessed after ${MAX_ATTEMPTS} attempts`);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-    const { UnprocessedItems } = await documentClient.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+    const { UnprocessedItems } = await bulkDocumentClient.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
     pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
   }
 }

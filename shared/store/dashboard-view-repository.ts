@@ -28,6 +28,8 @@ import { queryAll } from './query-all';
 export interface StoredDashboardView {
   view: DashboardView;
   version: number;
+  /** The `changeId` of the write that stored this version. */
+  changeId: string | undefined;
 }
 
 export class ConcurrentDashboardViewUpdateError extends RetryableFault {
@@ -53,7 +55,11 @@ const summaryAttributes = dashboardViewMembersSchema.pick({
  * The configuration is not re-validated on read: it was on the way in, and checking it against
  * today's measures catalog would make a view unreadable the day a measure it uses is retired.
  */
-const storedItem = dashboardViewMembersSchema.extend({ configuration: z.string(), version: z.int().positive() });
+const storedItem = dashboardViewMembersSchema.extend({
+  configuration: z.string(),
+  version: z.int().positive(),
+  changeId: z.string().optional(),
+});
 
 export async function getDashboardViewItem(pixelId: string, dashboardViewId: string): Promise<StoredDashboardView | undefined> {
   const { Item } = await documentClient.send(
@@ -63,6 +69,7 @@ export async function getDashboardViewItem(pixelId: string, dashboardViewId: str
   const item = storedItem.parse(Item);
   return {
     version: item.version,
+    changeId: item.changeId,
     view: {
       dashboardViewId: item.dashboardViewId,
       pixelId: item.pixelId,
@@ -90,32 +97,52 @@ export async function listDashboardViewSummaries(pixelId: string): Promise<Dashb
   return items.map((item): DashboardViewSummary => summaryAttributes.parse(item));
 }
 
-/** Stores a new view. Its id is fresh, so the condition only guards against a UUID collision. */
+export class DashboardViewExistsError extends Error {
+  constructor(dashboardViewId: string) {
+    super(`Dashboard view ${dashboardViewId} is already stored`);
+  }
+}
+
+/**
+ * Stores a new view; DashboardViewExistsError when a view with its id is already stored. The id
+ * is fresh, so that means an earlier attempt of the same insert committed.
+ */
 export async function insertDashboardView(view: DashboardView, apiKeyPk: string): Promise<void> {
   const { configuration, ...members } = view;
-  await documentClient.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        PK: viewsPk(view.pixelId),
-        SK: viewSk(view.dashboardViewId),
-        ...members,
-        configuration: JSON.stringify(configuration),
-        version: 1,
-        createdByApiKeyPk: apiKeyPk,
-        updatedByApiKeyPk: apiKeyPk,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  try {
+    await documentClient.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          PK: viewsPk(view.pixelId),
+          SK: viewSk(view.dashboardViewId),
+          ...members,
+          configuration: JSON.stringify(configuration),
+          version: 1,
+          createdByApiKeyPk: apiKeyPk,
+          updatedByApiKeyPk: apiKeyPk,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new DashboardViewExistsError(view.dashboardViewId);
+    throw error;
+  }
 }
 
 /**
  * Writes the mutable members of a view read at `expectedVersion`: name, configuration, order and
  * the update stamps; who created it stays. Throws ConcurrentDashboardViewUpdateError when the view
- * changed or was deleted since; the caller re-reads and applies its change again.
+ * changed or was deleted since; the caller re-reads and applies its change again. `changeId` is
+ * stored with the new version, so a caller whose write got no answer can read whether it landed.
  */
-export async function updateDashboardViewItem(view: DashboardView, expectedVersion: number, apiKeyPk: string): Promise<void> {
+export async function updateDashboardViewItem(
+  view: DashboardView,
+  expectedVersion: number,
+  apiKeyPk: string,
+  changeId: string,
+): Promise<void> {
   try {
     await documentClient.send(
       new UpdateCommand({
@@ -123,7 +150,7 @@ export async function updateDashboardViewItem(view: DashboardView, expectedVersi
         Key: { PK: viewsPk(view.pixelId), SK: viewSk(view.dashboardViewId) },
         UpdateExpression:
           'SET #name = :name, configuration = :configuration, #order = :order, updatedAt = :updatedAt, ' +
-          'updatedBy = :updatedBy, updatedByApiKeyPk = :apiKeyPk, version = :next',
+          'updatedBy = :updatedBy, updatedByApiKeyPk = :apiKeyPk, version = :next, changeId = :changeId',
         ConditionExpression: 'version = :expected',
         ExpressionAttributeNames: { '#name': 'name', '#order': 'order' },
         ExpressionAttributeValues: {
@@ -134,6 +161,7 @@ export async function updateDashboardViewItem(view: DashboardView, expectedVersi
           ':updatedBy': view.updatedBy,
           ':apiKeyPk': apiKeyPk,
           ':next': expectedVersion + 1,
+          ':changeId': changeId,
           ':expected': expectedVersion,
         },
       }),

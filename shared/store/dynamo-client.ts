@@ -1,13 +1,23 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requiredEnv } from '../config/env';
+import { BULK_ATTEMPT_TIMEOUT_MS, POINT_ATTEMPT_TIMEOUT_MS, holdToRequestDeadline, storeClientConfig } from './sdk-config';
 
 /**
  * Built once per container and reused across invocations. Construction makes no network call;
- * the endpoint comes from the standard AWS_ENDPOINT_URL_DYNAMODB when running locally.
+ * the endpoint comes from the standard AWS_ENDPOINT_URL_DYNAMODB when running locally. Every
+ * call is held to the current request's deadline (sdk-config.ts).
  */
-export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
-});
+function documentClientWith(attemptTimeoutMs: number): DynamoDBDocumentClient {
+  const client = new DynamoDBClient(storeClientConfig(attemptTimeoutMs));
+  holdToRequestDeadline(client, attemptTimeoutMs);
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** For calls on one item (get, put, update, delete). */
+export const documentClient = documentClientWith(POINT_ATTEMPT_TIMEOUT_MS);
+
+/** For calls on many items at once (batch reads and writes, query pages), which take longer. */
+export const bulkDocumentClient = documentClientWith(BULK_ATTEMPT_TIMEOUT_MS);
 
 export const tableName = (): string => requiredEnv('TABLE_NAME');

@@ -1,9 +1,8 @@
 import { FxTable } from '../ads/fx-table';
 import type { FxRatesEntry } from '../schemas/ad-import';
-import { batchGet, type ItemKey } from './batch-get';
-import { batchWrite } from './batch-write';
 import { bumpCollectionVersion, readCollectionVersion } from './collection-version';
 import { tableName } from './dynamo-client';
+import { mergeItems } from './merge-items';
 import { queryAll } from './query-all';
 import { VersionedCache } from './versioned-cache';
 
@@ -13,7 +12,8 @@ import { VersionedCache } from './versioned-cache';
  * - a date `PK=PIXEL#<pixelId>#FX`  `SK=DATE#<YYYY-MM-DD>` { rates: JSON of { CODE: units per USD } }
  *
  * Importing a date merges per currency: the given currencies' rates replace the stored ones and
- * the date's other currencies stay, so a file that adds one currency does not erase the others.
+ * the date's other currencies stay, so a file that adds one currency does not erase the others,
+ * and two imports running at once both land (merge-items.ts).
  */
 const fxPk = (pixelId: string) => `PIXEL#${pixelId}#FX`;
 const DATE_SK_PREFIX = 'DATE#';
@@ -23,19 +23,15 @@ export async function upsertFxRates(pixelId: string, entries: readonly FxRatesEn
   const given = new Map<string, Record<string, number>>();
   for (const entry of entries) given.set(entry.date, { ...given.get(entry.date), ...entry.rates });
 
-  const keys: ItemKey[] = [...given.keys()].map((date) => ({ PK: fxPk(pixelId), SK: DATE_SK_PREFIX + date }));
-  const stored = new Map((await batchGet(keys)).map((item) => [item.SK as string, JSON.parse(item.rates as string) as Record<string, number>]));
-  await batchWrite(
+  await mergeItems(
     [...given].map(([date, rates]) => ({
-      PutRequest: {
-        Item: {
-          PK: fxPk(pixelId),
-          SK: DATE_SK_PREFIX + date,
-          date,
-          rates: JSON.stringify({ ...stored.get(DATE_SK_PREFIX + date), ...rates }),
-        },
-      },
+      key: { PK: fxPk(pixelId), SK: DATE_SK_PREFIX + date },
+      merge: (stored: Record<string, unknown> | undefined) => ({
+        date,
+        rates: JSON.stringify({ ...(stored ? (JSON.parse(stored.rates as string) as Record<string, number>) : {}), ...rates }),
+      }),
     })),
+    { concurrency: 8 },
   );
   await bumpCollectionVersion(fxPk(pixelId), new Date());
 }

@@ -21,6 +21,8 @@ import { queryAll } from './query-all';
 export interface VersionedOrderSettings {
   settings: OrderSettings;
   version: number;
+  /** The `changeId` of the write that stored this version. */
+  changeId: string | undefined;
 }
 
 export class ConcurrentUpdateError extends RetryableFault {
@@ -58,18 +60,25 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
     }
   }
   const json = gunzipSync(Buffer.concat(chunks)).toString('utf8');
-  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number };
+  return {
+    settings: orderSettingsSchema.parse(JSON.parse(json)),
+    version: head.version as number,
+    changeId: head.changeId as string | undefined,
+  };
 }
 
 /**
  * Stores `settings` as the next version after `expectedVersion` (undefined: nothing stored yet).
  * Throws ConcurrentUpdateError when another write got there first; the caller re-reads and retries.
+ * `changeId` is stored with the version, so a caller whose write got no answer can read whether
+ * that write landed.
  */
 export async function saveOrderSettings(
   pixelId: string,
   settings: OrderSettings,
   expectedVersion: number | undefined,
   updatedAt: Date,
+  changeId: string = randomUUID(),
 ): Promise<number> {
   const version = (expectedVersion ?? 0) + 1;
   const writeId = randomUUID();
@@ -90,6 +99,7 @@ export async function saveOrderSettings(
           SK: HEAD_SK,
           version,
           writeId,
+          changeId,
           chunkCount: chunks.length,
           data: chunks[0],
           updatedAt: updatedAt.toISOString(),

@@ -1,5 +1,5 @@
 import { paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, tableName } from './dynamo-client';
 
 /**
  * Every item a Query on the service table matches, following DynamoDB's 1 MB pages. For reads
@@ -7,7 +7,7 @@ import { documentClient, tableName } from './dynamo-client';
  */
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
-  for await (const page of paginateQuery({ client: documentClient }, { TableName: tableName(), ...input })) {
+  for await (const page of paginateQuery({ client: bulkDocumentClient }, { TableName: tableName(), ...input })) {
     items.push(...(page.Items ?? []));
   }
   return items;

@@ -28,7 +28,15 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `version`); GSI1
  *                     `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
  *                     pixel's orders by order date (order-repository.ts)
+ * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
+ *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
+ *
+ * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
+ * after it. Deletion is late (and never happens on dynalite), so readers treat an item whose
+ * `ttl` has passed as absent.
  */
+export const TTL_ATTRIBUTE = 'ttl';
+
 export const TABLE_KEYS = {
   partitionKey: 'PK',
   sortKey: 'SK',

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { logger } from '../config/logger';
 import { RetryableFault, isRetryableAwsError } from '../faults';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '../http/errors';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../http/idempotency';
 import { requestIdOf } from '../http/middleware/request-id';
 import { jsonResponse } from '../http/response';
 import { pipelineProblems } from './parse-ingest-body';
@@ -25,6 +26,9 @@ export const eventsErrorResponder = (): MiddlewareObj<APIGatewayProxyEventV2, AP
       request.response = jsonResponse(status, body, headers);
     };
 
+    if (error instanceof InvalidIdempotencyKeyError) return answer(400, 'invalid_idempotency_key', error.message);
+    if (error instanceof IdempotencyKeyInUseError) return answer(409, 'idempotency_key_in_use', error.message, [], error.headers);
+    if (error instanceof IdempotencyKeyReusedError) return answer(422, 'idempotency_key_reused', error.message);
     if (error instanceof EventsValidationError) return answer(400, 'validation_failed', error.message, error.problems.slice(0, MAX_DETAILS));
     if (error instanceof BadRequestError) {
       // From the shared pipeline: located problems (a forbidden key, an unknown query parameter)

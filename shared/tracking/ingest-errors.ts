@@ -16,8 +16,14 @@ export const EVENTS_ERROR_CODES = {
   unauthorized: 401,
   /** The key lacks `events:write`, or a body `pixelId` differs from `x-pixel-id`. */
   forbidden: 403,
+  /** The Idempotency-Key header is not 1 to 128 characters of letters, digits, `-`, `_`, `.`, `:`. */
+  invalid_idempotency_key: 400,
+  /** A request with this Idempotency-Key is still in progress; retry after `Retry-After`. */
+  idempotency_key_in_use: 409,
   /** The raw body is over 128 KB; it was not parsed. */
   payload_too_large: 413,
+  /** This Idempotency-Key was used for a different request. */
+  idempotency_key_reused: 422,
   internal_error: 500,
   /** Storage failed or timed out; retrying the same request is safe. */
   service_unavailable: 503,

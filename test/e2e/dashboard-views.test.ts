@@ -99,4 +99,20 @@ describe('dashboard views through the local server', () => {
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
   });
+
+  it('replays a create retried over HTTP with its Idempotency-Key, and creates one view', async () => {
+    const key = `e2e-${Date.now()}`;
+    const body = validCreateBody({ name: 'Created once' });
+    const headers = { ...writer, 'Idempotency-Key': key };
+
+    const first = await call(server, 'POST', BASE, { headers, body });
+    const retry = await call(server, 'POST', BASE, { headers, body });
+    const reused = await call(server, 'POST', BASE, { headers, body: validCreateBody({ name: 'Another' }) });
+
+    expect([first.status, retry.status, reused.status]).toEqual([200, 200, 422]);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('x-request-id')).toBeTruthy();
+    expect(names((await call(server, 'GET', BASE, { headers: reader })).body).filter((name) => name === 'Created once')).toHaveLength(1);
+  });
 });

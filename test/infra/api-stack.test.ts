@@ -165,6 +165,7 @@ describe('ApiStack template', () => {
           DeletionProtectionEnabled: true,
         }),
       ],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
     });
   });
 
@@ -300,6 +301,11 @@ describe('ApiStack template', () => {
 });
 
 describe('tableAccessFor', () => {
+  it('gives write access to exactly the routes the route table marks as writes (those that honour Idempotency-Key)', () => {
+    const writers = routeTable.filter((route) => route.writes).map((route) => route.id);
+    expect(routeTable.filter((route) => tableAccessFor(route) === 'readWrite').map((route) => route.id)).toEqual(writers);
+  });
+
   it.each([
     [{ method: 'GET', scope: 'account:read' }, 'read'],
     [{ method: 'PUT', scope: 'account:write' }, 'readWrite'],

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/tr/ingest-events';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { logger } from '../../shared/config/logger';
-import { documentClient } from '../../shared/store/dynamo-client';
+import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
 import { readEvents } from '../../shared/store/event-repository';
 import { getOrder } from '../../shared/store/order-repository';
 import { apiEvent, invoke } from '../support/api-event';
@@ -31,9 +31,11 @@ async function clientFor(pixelId: string) {
 
 /** Makes the `nth` call of a command kind fail once with a throttling error; every other call goes through. */
 function failNth(kind: typeof PutCommand | typeof BatchWriteCommand, nth: number) {
-  const send = documentClient.send.bind(documentClient);
+  // Batch calls go through the store's bulk client, single-item calls through the point client.
+  const client = kind === BatchWriteCommand ? bulkDocumentClient : documentClient;
+  const send = client.send.bind(client);
   let seen = 0;
-  return vi.spyOn(documentClient, 'send').mockImplementation((async (command: unknown) => {
+  return vi.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
     if (command instanceof kind && ++seen === nth) {
       throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
     }

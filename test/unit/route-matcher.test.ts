@@ -7,6 +7,7 @@ const route = (method: RouteDefinition['method'], path: string): RouteDefinition
   path,
   handler: 'x.ts',
   scope: null,
+  writes: method !== 'GET',
   summary: '',
 });
 const routes = [

@@ -1,0 +1,107 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../lib/local/local-api';
+import { apiEvent } from '../support/api-event';
+import { startFaultInjectingStore, type Fault } from '../support/fault-injecting-store';
+import { useFreshTable } from '../support/fresh-table';
+import { validSettings } from '../support/order-settings-fixtures';
+
+/*
+ * A slow store near the request's deadline: whatever the timing, a response says what happened.
+ * 200 means the settings answered are the ones stored; 503 means nothing was stored; an outcome
+ * the service could not establish in time is a 500, never a 503. The store is real (dynalite),
+ * behind a proxy that delays chosen calls before they reach it or after it has answered.
+ */
+const PATH = '/accounts/api/account/settings/order';
+const DEFAULTS = { countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] };
+
+let store: Awaited<ReturnType<typeof startFaultInjectingStore>>;
+let handlers: {
+  put: typeof import('../../functions/accounts/put-order-settings').handler;
+  get: typeof import('../../functions/accounts/get-order-settings').handler;
+  mintApiKey: typeof import('../../shared/auth/api-key-service').mintApiKey;
+};
+
+beforeAll(async () => {
+  await useFreshTable();
+  store = await startFaultInjectingStore(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
+  // The store client is built when its module loads, from this variable: load the handlers after.
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = store.endpoint;
+  handlers = {
+    put: (await import('../../functions/accounts/put-order-settings')).handler,
+    get: (await import('../../functions/accounts/get-order-settings')).handler,
+    mintApiKey: (await import('../../shared/auth/api-key-service')).mintApiKey,
+  };
+});
+afterAll(async () => store?.close());
+
+/** Calls on this pixel's order settings, counted per operation. */
+function onSettings(pixelId: string, plan: (operation: string, nth: number) => ReturnType<Fault>): Fault {
+  const seen = new Map<string, number>();
+  return ({ operation, body }) => {
+    if (!body.includes(`PIXEL#${pixelId}"`) || !body.includes('ORDER_SETTINGS')) return undefined;
+    const nth = (seen.get(operation) ?? 0) + 1;
+    seen.set(operation, nth);
+    return plan(operation, nth);
+  };
+}
+
+const scenarios: Array<{ name: string; remainingMs: number; plan: (operation: string, nth: number) => ReturnType<Fault>; expected: number }> = [
+  { name: 'a slow but timely write', remainingMs: 5_000, plan: (op) => (op === 'PutItem' ? { delayRequestMs: 700 } : undefined), expected: 200 },
+  {
+    name: "the write's answer is lost, with time to send it again",
+    remainingMs: 8_000,
+    plan: (op, nth) => (op === 'PutItem' && nth === 1 ? { delayResponseMs: 1_500 } : undefined),
+    expected: 200,
+  },
+  {
+    name: "the write's answer is lost, with only time to read what was stored",
+    remainingMs: 3_000,
+    plan: (op, nth) => (op === 'PutItem' && nth === 1 ? { delayResponseMs: 1_500 } : undefined),
+    expected: 200,
+  },
+  { name: 'too little time left to start the write', remainingMs: 2_000, plan: () => undefined, expected: 503 },
+  {
+    name: 'a slow read leaves too little time for the write',
+    remainingMs: 3_400,
+    plan: (op) => (op === 'GetItem' ? { delayRequestMs: 900 } : undefined),
+    expected: 503,
+  },
+  {
+    name: "the write's answer is lost and so is the read that would tell",
+    remainingMs: 3_000,
+    plan: (op, nth) => (op === 'PutItem' ? { delayResponseMs: 1_500 } : op === 'GetItem' && nth > 1 ? { delayResponseMs: 1_500 } : undefined),
+    expected: 500,
+  },
+];
+
+describe('a PUT of order settings under a slow store near the deadline', () => {
+  it.each(scenarios.map((scenario, index) => ({ ...scenario, index })))('$name: answers $expected, and the answer matches the store', async ({ index, remainingMs, plan, expected }) => {
+    const pixelId = `px_deadline_${index}`;
+    const { apiKey } = await handlers.mintApiKey({ pixelId, scopes: ['account:write'] });
+    const headers = { 'x-api-key': apiKey, 'x-pixel-id': pixelId };
+    const body = validSettings({ countPendingOrders: true, exclusionFilters: [{ ...validSettings().exclusionFilters[0], name: `scenario ${index}` }] });
+
+    store.inject(onSettings(pixelId, plan));
+    const event = apiEvent({ method: 'PUT', path: PATH, headers, body });
+    const deadline = Date.now() + remainingMs;
+    const context = { ...lambdaContext('putOrderSettings', event.requestContext.requestId), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+    const response = (await handlers.put(event, context)) as APIGatewayProxyStructuredResultV2;
+    store.inject(() => undefined);
+    // Anything still in flight lands before the store is read.
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const stored = JSON.parse(
+      ((await handlers.get(apiEvent({ method: 'GET', path: PATH, headers }), lambdaContext('get', 'r'))) as APIGatewayProxyStructuredResultV2).body!,
+    ).orderSettings;
+
+    expect(response.statusCode).toBe(expected);
+    const answer = JSON.parse(response.body!);
+    if (response.statusCode === 200) expect(stored).toEqual(answer.orderSettings);
+    if (response.statusCode === 503) expect(stored).toEqual(DEFAULTS);
+    if (response.statusCode === 500) {
+      // The case a 503 would have lied about: the write did commit, but the service could not tell in time.
+      expect(answer).toEqual({ message: 'Internal server error', requestId: event.requestContext.requestId });
+      expect(stored.exclusionFilters[0].name).toBe(`scenario ${index}`);
+    }
+  });
+});
