@@ -128,8 +128,13 @@ async function serve(
   // The client is gone (aborted, reset or timed out): there is nobody to answer.
   if (body === 'aborted') return;
   if (body === 'too-large') {
-    // Answer at once and drop the connection rather than read the rest of the upload.
-    response.once('finish', () => request.socket.destroySoon());
+    // Answer at once. Most clients send the whole body before they read an answer, so the rest of
+    // the upload is read and thrown away (up to a bound) for them to see the 413 rather than a
+    // reset; past the bound the connection is dropped.
+    discardUpload(request);
+    response.once('finish', () => {
+      if (request.complete) request.socket.destroySoon();
+    });
     return send(413, { message: 'Request Entity Too Large' }, { connection: 'close' });
   }
 
@@ -207,6 +212,20 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'abo
       if (!request.complete) resolve('aborted');
     });
   });
+}
+
+/** How much of an oversized upload is read and discarded so its sender sees the 413. */
+const MAX_DISCARDED_BYTES = 4 * MAX_BODY_BYTES;
+
+function discardUpload(request: IncomingMessage): void {
+  let discarded = 0;
+  request.removeAllListeners('data');
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_BYTES) request.socket.destroy();
+  });
+  request.once('end', () => request.socket.destroySoon());
+  request.resume();
 }
 
 /** The parts of the Lambda context handlers and middy use, with the deployed timeout. */
