@@ -33,6 +33,10 @@ for (const route of routeTable) {
   handlers.set(route.id, module.handler);
 }
 
+// The stream trigger's local stand-in: projects accepted events and publishes outboxes.
+const { startDrain } = await import('../shared/pipeline/drain');
+const drain = startDrain();
+
 if (firstStart) {
   const { seedDemo } = await import('../lib/local/demo-seed');
   const demo = await seedDemo();
@@ -64,6 +68,7 @@ const stop = async (signal: string) => {
   stopping = true;
   log(`${signal}: shutting down`);
   await api.close();
+  await drain.close();
   await eventBridge.close();
   await dynamo.close();
   process.exit(0);

@@ -1,4 +1,4 @@
-import { publishAccountUpdated } from '../events/event-publisher';
+import { accountUpdatedEventId } from '../events/account-updated';
 import { defaultOrderSettings, type OrderSettings, type OrderSettingsInput } from '../schemas/order-settings';
 import {
   ConcurrentUpdateError,
@@ -19,8 +19,9 @@ export async function getOrderSettings(pixelId: string): Promise<OrderSettings> 
  * version actually replaced, and the write is conditional on that version, so two concurrent PUTs
  * can never lose a filter's `createdAt`: the loser re-reads and tries again.
  *
- * The event is published after the commit. If publishing fails the request fails with a retryable
- * fault: the PUT is idempotent, so the client's retry stores the same settings and publishes again.
+ * The `accountUpdated` event is part of the write: it goes into the outbox of the same conditional
+ * PutItem, and the pipeline consumer publishes it (shared/pipeline), so it is emitted if and only
+ * if the write committed, under an id stable across redeliveries.
  */
 export async function replaceOrderSettings(command: {
   pixelId: string;
@@ -33,16 +34,17 @@ export async function replaceOrderSettings(command: {
     async () => {
       const current = await loadOrderSettings(pixelId);
       const settings = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
-      await saveOrderSettings(pixelId, settings, current?.version, requestTime);
+      const event = {
+        eventId: accountUpdatedEventId(pixelId, (current?.version ?? 0) + 1),
+        pixelId,
+        actor: `cli:${apiKeyPk}`,
+        change: { kind: 'orderSettings' as const },
+        occurredAt: requestTime.toISOString(),
+      };
+      await saveOrderSettings(pixelId, settings, current?.version, requestTime, [...(current?.outbox ?? []), event]);
       return settings;
     },
     { isConflict: (error) => error instanceof ConcurrentUpdateError, maxAttempts: MAX_ATTEMPTS },
   );
-  await publishAccountUpdated({
-    pixelId,
-    actor: `cli:${apiKeyPk}`,
-    change: { kind: 'orderSettings' },
-    occurredAt: requestTime.toISOString(),
-  });
   return next;
 }

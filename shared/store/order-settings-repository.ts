@@ -1,12 +1,15 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountUpdatedDetail } from '../events/account-updated';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
 import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
 import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { newEventId } from '../tracking/event-id';
+import { pendingAttributes } from './pending-index';
 import { queryAll } from './query-all';
 
 /**
@@ -21,6 +24,8 @@ import { queryAll } from './query-all';
 export interface VersionedOrderSettings {
   settings: OrderSettings;
   version: number;
+  /** Events of committed writes not published yet (the outbox), oldest first. */
+  outbox: AccountUpdatedDetail[];
 }
 
 export class ConcurrentUpdateError extends RetryableFault {
@@ -32,7 +37,7 @@ export class ConcurrentUpdateError extends RetryableFault {
 const CHUNK_BYTES = 300_000;
 const HEAD_SK = 'ORDER_SETTINGS';
 const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
-const pk = (pixelId: string) => `PIXEL#${pixelId}`;
+export const pk = (pixelId: string) => `PIXEL#${pixelId}`;
 const chunkSk = (version: number, writeId: string, index: number) =>
   `${CHUNK_SK_PREFIX}${String(version).padStart(12, '0')}#${writeId}#${String(index).padStart(4, '0')}`;
 const versionOfChunkSk = (sk: string) => Number(sk.slice(CHUNK_SK_PREFIX.length).split('#')[0]);
@@ -58,7 +63,40 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
     }
   }
   const json = gunzipSync(Buffer.concat(chunks)).toString('utf8');
-  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number };
+  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number, outbox: outboxOf(head) };
+}
+
+/**
+ * The outbox: the events a write must cause travel in the same conditional PutItem as the write
+ * itself, on the head item, which then sits in the pending index until the consumer has published
+ * them. A write carries forward the events still pending on the version it replaces, so no
+ * committed write's event is lost however quickly writes follow each other.
+ */
+export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] {
+  return typeof head.outbox === 'string' ? (JSON.parse(head.outbox) as AccountUpdatedDetail[]) : [];
+}
+
+export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK === HEAD_SK && typeof item.PK === 'string';
+
+/**
+ * Takes a published outbox off the head, unless another write committed since (that write carried
+ * the events forward; they are published again under the same eventIds, which subscribers
+ * deduplicate).
+ */
+export async function clearOutbox(pixelId: string, version: number): Promise<void> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: pk(pixelId), SK: HEAD_SK },
+        UpdateExpression: 'REMOVE outbox, GSI2PK, GSI2SK',
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': version },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+  }
 }
 
 /**
@@ -70,6 +108,7 @@ export async function saveOrderSettings(
   settings: OrderSettings,
   expectedVersion: number | undefined,
   updatedAt: Date,
+  outbox: readonly AccountUpdatedDetail[] = [],
 ): Promise<number> {
   const version = (expectedVersion ?? 0) + 1;
   const writeId = randomUUID();
@@ -93,6 +132,7 @@ export async function saveOrderSettings(
           chunkCount: chunks.length,
           data: chunks[0],
           updatedAt: updatedAt.toISOString(),
+          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
         },
         ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected',
         ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion } }),

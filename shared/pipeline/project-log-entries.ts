@@ -1,0 +1,151 @@
+import { orderUpdateFromEvent } from '../orders/order-updates';
+import type { ItemKey } from '../store/batch-get';
+import {
+  dayOf,
+  markSuperseded,
+  pageKey,
+  readMarkers,
+  writeEventPages,
+  writeMarkers,
+  type EventMarker,
+  type EventPage,
+} from '../store/event-repository';
+import { markProjected, type LogEntry } from '../store/log-repository';
+import { upsertOrders, type OrderSource } from '../store/order-repository';
+import type { StoredEvent } from '../tracking/stored-event';
+import { eventTtl } from './retention';
+import type { ProjectedEntry, Projector } from './projector';
+import { readModelProjectors, runProjectors } from './read-models';
+
+/**
+ * Projects log entries of ONE pixel: stores their events, updates their orders, runs the read
+ * models, then takes the entries out of the pending index. Every step is idempotent and the steps
+ * run in an order where a crash between any two leaves a state the next run completes, so the
+ * caller's answer to any failure is to run the same entries again.
+ *
+ * Which delivery of a client eventId is stored: the first in the log, by position
+ * `<entryId>#<index>`, whatever order entries are projected in. The eventId's marker records it;
+ * a later delivery stays in its page, listed as superseded. When an earlier delivery is projected
+ * after a later one (two requests racing, a redriven failure), it takes over the marker and lists
+ * the eventId as superseded in the later delivery's page.
+ *
+ * Markers are read and written without conditions, which is correct because entries of one pixel
+ * are never projected concurrently: deployed, the stream keeps a partition key (the pixel's log)
+ * in one shard, in order; locally, the drain works each pending shard (a hash of the pixel) in
+ * sequence. The marker is written first and is the commit point of a winner; pages and supersede
+ * marks follow and are repeated by a re-run, which finds its own position in the marker.
+ */
+export interface ProjectOptions {
+  projectors?: readonly Projector[];
+  now?: Date;
+}
+
+interface Delivery {
+  entry: LogEntry;
+  event: StoredEvent;
+  pos: string;
+  page: ItemKey;
+}
+
+export const logPosition = (entryId: string, index: number) => `${entryId}#${String(index).padStart(3, '0')}`;
+
+export async function projectLogEntries(pixelId: string, unsorted: readonly LogEntry[], options: ProjectOptions = {}): Promise<void> {
+  const entries = [...unsorted].sort((a, b) => (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0));
+
+  // The first delivery of an eventId within an entry is the entry's; a repeat inside one request is dropped.
+  const deliveries: Delivery[] = [];
+  for (const entry of entries) {
+    const seen = new Set<string>();
+    entry.events.forEach((event, index) => {
+      if (seen.has(event.eventId)) return;
+      seen.add(event.eventId);
+      deliveries.push({ entry, event, pos: logPosition(entry.entryId, index), page: pageKey(pixelId, dayOf(event.timestamp), entry.entryId) });
+    });
+  }
+
+  const byClientId = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    if (delivery.event.eventIdSource !== 'client') continue;
+    const list = byClientId.get(delivery.event.eventId);
+    if (list) list.push(delivery);
+    else byClientId.set(delivery.event.eventId, [delivery]);
+  }
+  const markers = await readMarkers(pixelId, [...byClientId.keys()]);
+
+  const losers = new Set<Delivery>();
+  const newMarkers: EventMarker[] = [];
+  const outsideMarks: Array<{ page: ItemKey; eventId: string }> = [];
+  for (const [eventId, candidates] of byClientId) {
+    // Deliveries are in log order already: entries sorted, events in entry order.
+    const best = candidates[0]!;
+    const marker = markers.get(eventId);
+    if (marker && marker.pos < best.pos) {
+      for (const candidate of candidates) losers.add(candidate);
+      continue;
+    }
+    for (const candidate of candidates.slice(1)) losers.add(candidate);
+    if (marker && marker.pos === best.pos) {
+      // A re-run of the winner: repeat the marks an interrupted run may not have made.
+      for (const page of marker.supersedes) outsideMarks.push({ page, eventId });
+      continue;
+    }
+    const supersedes = marker ? uniqueKeys([...marker.supersedes, marker.page]) : [];
+    for (const page of supersedes) outsideMarks.push({ page, eventId });
+    newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ttl: eventTtl(best.entry.acceptedAt) });
+  }
+
+  await writeMarkers(pixelId, newMarkers);
+  await writeEventPages(pagesOf(deliveries, losers));
+  await markSuperseded(groupMarks(outsideMarks));
+
+  const winners = deliveries.filter((delivery) => !losers.has(delivery));
+  const sources = winners.flatMap(({ entry, event, pos }): OrderSource[] => {
+    const update = orderUpdateFromEvent(event);
+    return update ? [{ key: `event:${event.eventId}`, pos, at: entry.acceptedAt, update }] : [];
+  });
+  const { orders } = await upsertOrders(pixelId, sources);
+
+  const projected: ProjectedEntry[] = entries.map((entry) => ({
+    entryId: entry.entryId,
+    acceptedAt: entry.acceptedAt,
+    events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
+    superseded: [],
+  }));
+  const first = projected[0];
+  if (first) first.superseded = outsideMarks.map(({ page, eventId }) => ({ entryId: page.SK, eventId }));
+  await runProjectors({ pixelId, entries: projected, orders }, options.projectors ?? readModelProjectors);
+
+  await markProjected(entries, options.now);
+}
+
+function pagesOf(deliveries: readonly Delivery[], losers: ReadonlySet<Delivery>): EventPage[] {
+  const pages = new Map<string, EventPage>();
+  for (const delivery of deliveries) {
+    const id = `${delivery.page.PK}\u0000${delivery.page.SK}`;
+    let page = pages.get(id);
+    if (!page) {
+      page = { key: delivery.page, entryId: delivery.entry.entryId, events: [], superseded: [], ttl: eventTtl(delivery.entry.acceptedAt) };
+      pages.set(id, page);
+    }
+    page.events.push(delivery.event);
+    if (losers.has(delivery)) page.superseded.push(delivery.event.eventId);
+  }
+  return [...pages.values()];
+}
+
+function groupMarks(marks: ReadonlyArray<{ page: ItemKey; eventId: string }>): Array<{ page: ItemKey; eventIds: string[] }> {
+  const byPage = new Map<string, { page: ItemKey; eventIds: string[] }>();
+  for (const { page, eventId } of marks) {
+    const id = `${page.PK}\u0000${page.SK}`;
+    const group = byPage.get(id) ?? { page, eventIds: [] };
+    group.eventIds.push(eventId);
+    byPage.set(id, group);
+  }
+  return [...byPage.values()];
+}
+
+function uniqueKeys(keys: readonly ItemKey[]): ItemKey[] {
+  const seen = new Map<string, ItemKey>();
+  for (const key of keys) seen.set(`${key.PK}\u0000${key.SK}`, key);
+  return [...seen.values()];
+}
