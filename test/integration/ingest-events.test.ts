@@ -147,11 +147,12 @@ describe('idempotency', () => {
 
   it('stores every event once when an accepted request is retried because its answer was lost', async () => {
     const post = await clientFor('px_lost_answer');
-    const events = Array.from({ length: 30 }, (_, i) => pageView({ eventId: `lost-${i}` }));
+    const eventIds = Array.from({ length: 30 }, (_, i) => `lost-${i}`);
+    const events = eventIds.map((eventId) => pageView({ eventId }));
     await post({ events }, new Date('2026-03-10T12:00:00Z'));
     await post({ events }, new Date('2026-03-10T12:00:05Z'));
     const stored = await readEvents('px_lost_answer', ...DAY);
-    expect(stored.map((event) => event.eventId).sort()).toEqual(events.map((event) => event.eventId).sort());
+    expect(stored.map((event) => event.eventId).sort()).toEqual([...eventIds].sort());
     expect(new Set(stored.map((event) => event.timestamp))).toEqual(new Set(['2026-03-10T12:00:00.000Z']));
   });
 
