@@ -11,7 +11,7 @@ import {
   type EventPage,
 } from '../store/event-repository';
 import { markProjected, type LogEntry } from '../store/log-repository';
-import { upsertOrders, type OrderSource } from '../store/order-repository';
+import { upsertOrders, type OrderRetraction, type OrderSource } from '../store/order-repository';
 import type { StoredEvent } from '../tracking/stored-event';
 import { eventTtl } from './retention';
 import type { ProjectedEntry, Projector } from './projector';
@@ -50,7 +50,10 @@ interface Delivery {
 export const logPosition = (entryId: string, index: number) => `${entryId}#${String(index).padStart(3, '0')}`;
 
 export async function projectLogEntries(pixelId: string, unsorted: readonly LogEntry[], options: ProjectOptions = {}): Promise<void> {
-  const entries = [...unsorted].sort((a, b) => (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0));
+  // An entry given twice (a stream record seen again) is one entry.
+  const entries = [...new Map(unsorted.map((entry) => [entry.entryId, entry])).values()].sort((a, b) =>
+    a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0,
+  );
 
   // The first delivery of an eventId within an entry is the entry's; a repeat inside one request is dropped.
   const deliveries: Delivery[] = [];
@@ -72,26 +75,36 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
   }
   const markers = await readMarkers(pixelId, [...byClientId.keys()]);
 
+  const orderOf = (delivery: Delivery) => orderUpdateFromEvent(delivery.event)?.orderId;
   const losers = new Set<Delivery>();
+  const retractions: OrderRetraction[] = [];
   const newMarkers: EventMarker[] = [];
   const outsideMarks: Array<{ page: ItemKey; eventId: string }> = [];
   for (const [eventId, candidates] of byClientId) {
     // Deliveries are in log order already: entries sorted, events in entry order.
     const best = candidates[0]!;
     const marker = markers.get(eventId);
-    if (marker && marker.pos < best.pos) {
-      for (const candidate of candidates) losers.add(candidate);
+    if (marker && marker.pos <= best.pos) {
+      // The stored delivery is the marker's (or this is a re-run of it): every delivery here lost.
+      const batchLosers = candidates.filter((candidate) => candidate.pos !== marker.pos);
+      for (const candidate of batchLosers) losers.add(candidate);
+      // Repeat the marks a run interrupted after its marker may not have made.
+      for (const page of marker.supersedes) outsideMarks.push({ page, eventId });
+      const supersedes = sortedKeys([...marker.supersedes, ...batchLosers.map((candidate) => candidate.page)]);
+      const supersededOrders = sortedIds([...marker.supersededOrders, ...batchLosers.map(orderOf)]);
+      for (const orderId of marker.supersededOrders) retractions.push({ orderId, key: `event:${eventId}`, beforePos: marker.pos });
+      if (!sameKeys(supersedes, marker.supersedes) || supersededOrders.join() !== marker.supersededOrders.join()) newMarkers.push({ ...marker, supersedes, supersededOrders });
       continue;
     }
     for (const candidate of candidates.slice(1)) losers.add(candidate);
-    if (marker && marker.pos === best.pos) {
-      // A re-run of the winner: repeat the marks an interrupted run may not have made.
-      for (const page of marker.supersedes) outsideMarks.push({ page, eventId });
-      continue;
-    }
-    const supersedes = marker ? uniqueKeys([...marker.supersedes, marker.page]) : [];
-    for (const page of supersedes) outsideMarks.push({ page, eventId });
-    newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ttl: eventTtl(best.entry.acceptedAt) });
+    const earlier = marker ? [...marker.supersedes, marker.page] : [];
+    for (const page of sortedKeys(earlier)) outsideMarks.push({ page, eventId });
+    const supersedes = sortedKeys([...earlier, ...candidates.slice(1).map((candidate) => candidate.page)]);
+    // A later delivery projected before may have made a statement about an order: it is taken back.
+    const supersededOrders = sortedIds([...(marker ? [...marker.supersededOrders, marker.orderId] : []), ...candidates.slice(1).map(orderOf)]);
+    for (const orderId of supersededOrders) retractions.push({ orderId, key: `event:${eventId}`, beforePos: best.pos });
+    const orderId = orderOf(best);
+    newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ...(orderId ? { orderId } : {}), supersededOrders, ttl: eventTtl(best.entry.acceptedAt) });
   }
 
   await writeMarkers(pixelId, newMarkers);
@@ -103,7 +116,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     const update = orderUpdateFromEvent(event);
     return update ? [{ key: `event:${event.eventId}`, pos, at: entry.acceptedAt, update }] : [];
   });
-  const { orders } = await upsertOrders(pixelId, sources);
+  const { orders } = await upsertOrders(pixelId, sources, retractions);
 
   const projected: ProjectedEntry[] = entries.map((entry) => ({
     entryId: entry.entryId,
@@ -144,8 +157,17 @@ function groupMarks(marks: ReadonlyArray<{ page: ItemKey; eventId: string }>): A
   return [...byPage.values()];
 }
 
-function uniqueKeys(keys: readonly ItemKey[]): ItemKey[] {
+/** Each key once, in a fixed order: a marker's content never depends on the order runs found them. */
+function sortedKeys(keys: readonly ItemKey[]): ItemKey[] {
   const seen = new Map<string, ItemKey>();
-  for (const key of keys) seen.set(`${key.PK}\u0000${key.SK}`, key);
-  return [...seen.values()];
+  for (const key of keys) seen.set(`${key.PK}\u0000${key.SK}`, { PK: key.PK, SK: key.SK });
+  return [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, key]) => key);
+}
+
+function sortedIds(ids: ReadonlyArray<string | undefined>): string[] {
+  return [...new Set(ids.filter((id): id is string => id !== undefined))].sort();
+}
+
+function sameKeys(a: readonly ItemKey[], b: readonly ItemKey[]): boolean {
+  return a.length === b.length && a.every((key, i) => key.PK === b[i]!.PK && key.SK === b[i]!.SK);
 }

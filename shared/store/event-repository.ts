@@ -59,6 +59,10 @@ export interface EventMarker {
   page: ItemKey;
   /** Pages holding later deliveries this one won over: each lists the eventId as superseded. */
   supersedes: ItemKey[];
+  /** The order the stored delivery speaks about, if it does. */
+  orderId?: string;
+  /** Orders later deliveries spoke about: none may keep a statement under this eventId but `orderId`. */
+  supersededOrders: string[];
   ttl: number;
 }
 
@@ -108,6 +112,8 @@ export async function readMarkers(pixelId: string, eventIds: readonly string[]):
       pos: item.pos as string,
       page: { PK: item.pagePK as string, SK: item.pageSK as string },
       supersedes: (item.supersedes as ItemKey[] | undefined) ?? [],
+      ...(typeof item.orderId === 'string' ? { orderId: item.orderId } : {}),
+      supersededOrders: (item.supersededOrders as string[] | undefined) ?? [],
       ttl: item.ttl as number,
     });
   }
@@ -125,6 +131,8 @@ export async function writeMarkers(pixelId: string, markers: readonly EventMarke
           pagePK: marker.page.PK,
           pageSK: marker.page.SK,
           supersedes: marker.supersedes,
+          orderId: marker.orderId,
+          supersededOrders: marker.supersededOrders,
           ttl: marker.ttl,
         },
       },

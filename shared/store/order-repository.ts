@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
@@ -45,6 +45,17 @@ export interface OrderSource {
   update: OrderUpdate;
 }
 
+/**
+ * Takes back the statement under `key` if it came later in the log than `beforePos`: that
+ * delivery of an event lost to an earlier one, which says something else (or nothing) about
+ * this order. Idempotent; an order left without any statement is deleted.
+ */
+export interface OrderRetraction {
+  orderId: string;
+  key: string;
+  beforePos: string;
+}
+
 export interface UpsertOrdersResult {
   created: number;
   updated: number;
@@ -57,10 +68,11 @@ export interface UpsertOrdersResult {
 /**
  * Adds sources to their orders, creating the ones not stored yet; each order is written once.
  */
-export async function upsertOrders(pixelId: string, sources: readonly OrderSource[]): Promise<UpsertOrdersResult> {
+export async function upsertOrders(pixelId: string, sources: readonly OrderSource[], retractions: readonly OrderRetraction[] = []): Promise<UpsertOrdersResult> {
   const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0, orders: [] };
-  if (sources.length === 0) return result;
+  if (sources.length === 0 && retractions.length === 0) return result;
   const byOrder = new Map<string, OrderSource[]>();
+  for (const retraction of retractions) byOrder.set(retraction.orderId, byOrder.get(retraction.orderId) ?? []);
   for (const source of sources) byOrder.set(source.update.orderId, [...(byOrder.get(source.update.orderId) ?? []), source]);
 
   const stored = new Map(
@@ -70,11 +82,11 @@ export async function upsertOrders(pixelId: string, sources: readonly OrderSourc
     ]),
   );
   const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderSources]) =>
-    applySources(pixelId, orderId, orderSources, stored.get(orderId)),
+    applySources(pixelId, orderId, orderSources, retractions.filter((retraction) => retraction.orderId === orderId), stored.get(orderId)),
   );
   for (const { outcome, order } of outcomes) {
     result[outcome]++;
-    result.orders.push(order);
+    if (order) result.orders.push(order);
   }
   return result;
 }
@@ -85,13 +97,21 @@ async function applySources(
   pixelId: string,
   orderId: string,
   sources: readonly OrderSource[],
+  retractions: readonly OrderRetraction[],
   firstRead: Record<string, unknown> | undefined,
-): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: Order }> {
+): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: Order | undefined }> {
   let item = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
     const merged: StoredSources = { ...known };
     let changed = false;
+    for (const { key, beforePos } of retractions) {
+      const current = merged[key];
+      if (current !== undefined && current.pos > beforePos) {
+        delete merged[key];
+        changed = true;
+      }
+    }
     for (const { key, ...source } of sources) {
       const current = merged[key];
       if (current === undefined || source.pos < current.pos) {
@@ -99,9 +119,21 @@ async function applySources(
         changed = true;
       }
     }
-    if (item && !changed) return { outcome: 'unchanged', order: stateOf(item).order };
-    const next = foldSources(merged);
+    if (!changed) return { outcome: 'unchanged', order: item ? stateOf(item).order : undefined };
     const version = item ? (item.version as number) : 0;
+    const versionCondition = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
+    if (Object.keys(merged).length === 0) {
+      // Only taken-back statements were left: the order never existed.
+      try {
+        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: orderKey(pixelId, orderId), ...versionCondition }));
+        return { outcome: 'updated', order: undefined };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+        item = await readItem(pixelId, orderId);
+        continue;
+      }
+    }
+    const next = foldSources(merged);
     try {
       await documentClient.send(
         new PutCommand({
@@ -115,9 +147,7 @@ async function applySources(
             sources: JSON.stringify(merged),
             version: version + 1,
           },
-          ...(item
-            ? { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
         }),
       );
       const outcome = !item ? 'created' : fingerprint(stateOf(item)) === fingerprint(next) ? 'unchanged' : 'updated';
