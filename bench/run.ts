@@ -51,6 +51,8 @@ interface BenchResults {
   ingestion: IngestionResult;
   /** `npm start` on an empty data directory (demo seeding included) until its ready line. */
   firstStart: { runs: number; medianMs: number; minMs: number; maxMs: number };
+  /** Figures by stable case id (ARCHITECTURE.md conventions), compared across runs. */
+  cases: Record<string, Record<string, number>>;
   /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
   run: { wallSeconds: number; peakRssBytes: number };
 }
@@ -194,8 +196,12 @@ async function main(): Promise<void> {
     adListing: await benchAdListing(),
     ingestion: await measureIngestion({ projectRoot, log }),
     firstStart: await benchFirstStart(),
+    cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
+  const { accept, project } = results.ingestion;
+  results.cases['ingest.accept'] = { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms };
+  results.cases['ingest.project'] = { eventsPerSec: project.eventsPerSec, lagP50Ms: project.lagP50Ms, lagP99Ms: project.lagP99Ms };
   results.run = {
     wallSeconds: Math.round((performance.now() - started) / 100) / 10,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -107,16 +107,20 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ...(orderId ? { orderId } : {}), supersededOrders, ttl: eventTtl(best.entry.acceptedAt) });
   }
 
-  await writeMarkers(pixelId, newMarkers);
-  await writeEventPages(pagesOf(deliveries, losers));
-  await markSuperseded(groupMarks(outsideMarks));
-
   const winners = deliveries.filter((delivery) => !losers.has(delivery));
   const sources = winners.flatMap(({ entry, event, pos }): OrderSource[] => {
     const update = orderUpdateFromEvent(event);
     return update ? [{ key: `event:${event.eventId}`, pos, at: entry.acceptedAt, update }] : [];
   });
-  const { orders } = await upsertOrders(pixelId, sources, retractions);
+
+  // Markers first: they are what a re-run reads to finish an interrupted run. The rest depends
+  // only on them, so it runs side by side.
+  await writeMarkers(pixelId, newMarkers);
+  const [{ orders }] = await Promise.all([
+    upsertOrders(pixelId, sources, retractions),
+    writeEventPages(pagesOf(deliveries, losers)),
+    markSuperseded(groupMarks(outsideMarks)),
+  ]);
 
   const projected: ProjectedEntry[] = entries.map((entry) => ({
     entryId: entry.entryId,
@@ -137,7 +141,7 @@ function pagesOf(deliveries: readonly Delivery[], losers: ReadonlySet<Delivery>)
     const id = `${delivery.page.PK}\u0000${delivery.page.SK}`;
     let page = pages.get(id);
     if (!page) {
-      page = { key: delivery.page, entryId: delivery.entry.entryId, events: [], superseded: [], ttl: eventTtl(delivery.entry.acceptedAt) };
+      page = { key: delivery.page, entryId: delivery.entry.entryId, acceptedAt: delivery.entry.acceptedAt, events: [], superseded: [], ttl: eventTtl(delivery.entry.acceptedAt) };
       pages.set(id, page);
     }
     page.events.push(delivery.event);

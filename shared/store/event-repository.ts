@@ -14,12 +14,13 @@ import { queryAll } from './query-all';
  *
  * Items (see table-design.ts):
  * - page   `PK=PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard>`  `SK=<entryId>`
- *          { entryId, count, data: gzip(JSON of StoredEvent[]), superseded?: String Set of eventIds, ttl }
+ *          { entryId, acceptedAt, count, data: gzip(JSON of StoredEvent[]), superseded?: String Set of eventIds, ttl }
  *          the events of one log entry that happened on that UTC day, packed: one item per entry
  *          and day instead of one per event, which is what lets projection keep up with acceptance.
  * - marker `PK=PIXEL#<pixelId>#EVID#<eventId>`  `SK=EVID`
- *          { eventId, pos, pagePK, pageSK, supersedes: [{PK, SK}], ttl }: which delivery of a client
- *          eventId is the stored one (the first in log order, `pos`), and in which page it is.
+ *          { eventId, pos, pagePK, pageSK, supersedes: [{PK, SK}], orderId?, supersededOrders, ttl }:
+ *          which delivery of a client eventId is the stored one (the first in log order, `pos`), in
+ *          which page it is, and what later deliveries it won over.
  *
  * A page is rebuilt from its entry alone, so writing it again is harmless. A delivery that lost to
  * an earlier one (same eventId, earlier log position) stays in its page but is listed in the page's
@@ -28,7 +29,7 @@ import { queryAll } from './query-all';
  */
 export const EVENT_SHARDS = 4;
 const MARKER_SK = 'EVID';
-const WRITE_CONCURRENCY = 4;
+const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 
 export function shardOf(id: string): number {
@@ -46,6 +47,7 @@ const markerKey = (pixelId: string, eventId: string): ItemKey => ({ PK: `PIXEL#$
 export interface EventPage {
   key: ItemKey;
   entryId: string;
+  acceptedAt: string;
   events: StoredEvent[];
   /** eventIds in this page whose stored delivery is another, earlier one. */
   superseded: string[];
@@ -73,6 +75,7 @@ export async function writeEventPages(pages: readonly EventPage[]): Promise<void
         Item: {
           ...page.key,
           entryId: page.entryId,
+          acceptedAt: page.acceptedAt,
           count: page.events.length,
           data: encodeEvents(page.events),
           // DynamoDB has no empty sets: an absent attribute is the empty set.
@@ -104,7 +107,7 @@ export async function markSuperseded(marks: ReadonlyArray<{ page: ItemKey; event
 }
 
 export async function readMarkers(pixelId: string, eventIds: readonly string[]): Promise<Map<string, EventMarker>> {
-  const items = await batchGet(eventIds.map((eventId) => markerKey(pixelId, eventId)), { concurrency: 2 });
+  const items = await batchGet(eventIds.map((eventId) => markerKey(pixelId, eventId)), { concurrency: 8 });
   const markers = new Map<string, EventMarker>();
   for (const item of items) {
     markers.set(item.eventId as string, {
@@ -154,7 +157,11 @@ export function daysBetween(from: Date, to: Date): string[] {
  * The pages of a pixel on the given UTC days that hold events, each with its stored events only
  * (superseded deliveries and expired pages left out), in log order within a day.
  */
-export async function readEventPages(pixelId: string, days: readonly string[], now: Date = new Date()): Promise<Array<{ entryId: string; day: string; events: StoredEvent[] }>> {
+export async function readEventPages(
+  pixelId: string,
+  days: readonly string[],
+  now: Date = new Date(),
+): Promise<Array<{ entryId: string; acceptedAt: string; day: string; events: StoredEvent[] }>> {
   const partitions = days.flatMap((day) => Array.from({ length: EVENT_SHARDS }, (_, shard) => ({ day, pk: eventPartitionKey(pixelId, day, shard) })));
   const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) =>
     (await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } })).map((item) => ({ day, item })),
@@ -164,7 +171,7 @@ export async function readEventPages(pixelId: string, days: readonly string[], n
     .filter(({ item }) => item.data !== undefined && !isExpired(item, now))
     .map(({ day, item }) => {
       const superseded = (item.superseded as Set<string> | undefined) ?? new Set<string>();
-      return { entryId: item.SK as string, day, events: decodeEvents(item.data as Uint8Array).filter((event) => !superseded.has(event.eventId)) };
+      return { entryId: item.SK as string, acceptedAt: item.acceptedAt as string, day, events: decodeEvents(item.data as Uint8Array).filter((event) => !superseded.has(event.eventId)) };
     })
     .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0));
 }

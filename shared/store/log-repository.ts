@@ -96,10 +96,11 @@ export async function markProjected(entries: ReadonlyArray<Pick<LogEntry, 'pixel
         new UpdateCommand({
           TableName: tableName(),
           Key: { PK: logPartition(entry.pixelId), SK: entry.entryId },
-          UpdateExpression: 'REMOVE GSI2PK, GSI2SK SET #ttl = :ttl',
+          // projectedAt: how late projection was, for operators and the benchmark.
+          UpdateExpression: 'REMOVE GSI2PK, GSI2SK SET #ttl = :ttl, projectedAt = if_not_exists(projectedAt, :now)',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':ttl': logTtl(now) },
+          ExpressionAttributeValues: { ':ttl': logTtl(now), ':now': now.toISOString() },
         }),
       );
     } catch (error) {

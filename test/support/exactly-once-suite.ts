@@ -126,7 +126,10 @@ async function snapshot(pixelId: string): Promise<unknown> {
       .map((item) => {
         const { version: _version, ...rest } = item;
         const copy: Record<string, unknown> = { ...rest };
-        if (String(item.PK).endsWith('#LOG')) delete copy.ttl;
+        if (String(item.PK).endsWith('#LOG')) {
+          delete copy.ttl;
+          delete copy.projectedAt;
+        }
         if (copy.data instanceof Uint8Array) copy.data = JSON.parse(gunzipSync(copy.data).toString('utf8'));
         if (copy.superseded instanceof Set) copy.superseded = [...copy.superseded].sort();
         if (typeof copy.sources === 'string') copy.sources = JSON.parse(copy.sources);
