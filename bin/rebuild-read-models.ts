@@ -48,7 +48,7 @@ try {
   // Loaded once the store is connected: the repositories build their client from the environment.
   const { readModelProjectors } = await import('../shared/pipeline/read-models');
   const { rebuildReadModels } = await import('../shared/pipeline/rebuild-read-models');
-  const { retention } = await import('../shared/pipeline/retention');
+  const { retention } = await import('../shared/store/retention');
   const projectors = values.projector ? readModelProjectors.filter((projector) => projector.name === values.projector) : readModelProjectors;
   if (values.projector && projectors.length === 0) {
     fail(`No read model is named '${values.projector}'; registered: ${readModelProjectors.map((projector) => projector.name).join(', ') || 'none'}`);

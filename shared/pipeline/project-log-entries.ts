@@ -13,7 +13,7 @@ import {
 import { markProjected, type LogEntry } from '../store/log-repository';
 import { upsertOrders, type OrderRetraction, type OrderSource } from '../store/order-repository';
 import type { StoredEvent } from '../tracking/stored-event';
-import { eventTtl } from './retention';
+import { eventTtl } from '../store/retention';
 import type { ProjectedEntry, Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
 

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import { logTtl } from '../pipeline/retention';
+import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
 import { documentClient, tableName } from './dynamo-client';
 import { pendingAttributes } from './pending-index';
