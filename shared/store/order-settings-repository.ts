@@ -35,6 +35,12 @@ export class ConcurrentUpdateError extends RetryableFault {
 }
 
 const CHUNK_BYTES = 300_000;
+/**
+ * Unpublished events a head may carry: ~250 bytes each, so the outbox stays within the room the
+ * inline chunk leaves under DynamoDB's 400 KB. Reached only when publishing has been failing for
+ * a long time; a write is then refused (503, nothing stored) rather than an event dropped.
+ */
+export const MAX_OUTBOX = 200;
 const HEAD_SK = 'ORDER_SETTINGS';
 const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
 export const pk = (pixelId: string) => `PIXEL#${pixelId}`;
@@ -110,6 +116,7 @@ export async function saveOrderSettings(
   updatedAt: Date,
   outbox: readonly AccountUpdatedDetail[] = [],
 ): Promise<number> {
+  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`Order settings of pixel ${pixelId} have ${outbox.length} unpublished events; retry once they are published`);
   const version = (expectedVersion ?? 0) + 1;
   const writeId = randomUUID();
   const blob = gzipSync(JSON.stringify(settings));
