@@ -160,6 +160,24 @@ describe('events posted, then read back through the order store once the drain h
   });
 });
 
+describe('npm run rebuild-read-models', () => {
+  it('replays the pixel’s stored events and orders, and names an unknown read model', async () => {
+    await pipelineDrained(server);
+    const rebuild = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', 'bin/rebuild-read-models.ts', ...args], { env: server.env }, (error, stdout, stderr) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+        });
+      });
+    const all = await rebuild('--pixel', 'px_flow', '--from', '2026-03-01', '--to', '2026-03-31');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^Replayed 2 events \(\d+ log entries\) and 1 orders of pixel px_flow through /);
+    const unknown = await rebuild('--pixel', 'px_flow', '--projector', 'no-such-model');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("No read model is named 'no-such-model'");
+  });
+});
+
 describe('npm run import-orders', () => {
   const file = (name: string, lines: unknown[]) => {
     const path = join(dir, name);
