@@ -50,6 +50,7 @@ interface Delivery {
 export const logPosition = (entryId: string, index: number) => `${entryId}#${String(index).padStart(3, '0')}`;
 
 export async function projectLogEntries(pixelId: string, unsorted: readonly LogEntry[], options: ProjectOptions = {}): Promise<void> {
+  if (unsorted.length === 0) return;
   // An entry given twice (a stream record seen again) is one entry.
   const entries = [...new Map(unsorted.map((entry) => [entry.entryId, entry])).values()].sort((a, b) =>
     a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0,
@@ -119,7 +120,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
   const [{ orders }] = await Promise.all([
     upsertOrders(pixelId, sources, retractions),
     writeEventPages(pagesOf(deliveries, losers)),
-    markSuperseded(groupMarks(outsideMarks)),
+    markSuperseded(groupMarks(outsideMarks), eventTtl(entries.at(-1)!.acceptedAt)),
   ]);
 
   const projected: ProjectedEntry[] = entries.map((entry) => ({

@@ -93,14 +93,16 @@ export async function writeEventPages(pages: readonly EventPage[]): Promise<void
  * idempotent and commutative. On a page not written yet it leaves a stub without `data`, which
  * readers skip and the page's own write later replaces, keeping the set (its entry recomputes it).
  */
-export async function markSuperseded(marks: ReadonlyArray<{ page: ItemKey; eventIds: string[] }>): Promise<void> {
+export async function markSuperseded(marks: ReadonlyArray<{ page: ItemKey; eventIds: string[] }>, ttl: number): Promise<void> {
   await mapWithConcurrency(marks, 8, ({ page, eventIds }) =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: page,
-        UpdateExpression: 'ADD superseded :ids',
-        ExpressionAttributeValues: { ':ids': new Set(eventIds) },
+        // A stub (its entry never projected) still expires; a real page keeps its own ttl.
+        UpdateExpression: 'ADD superseded :ids SET #ttl = if_not_exists(#ttl, :ttl)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':ids': new Set(eventIds), ':ttl': ttl },
       }),
     ),
   );
