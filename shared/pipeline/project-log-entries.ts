@@ -80,7 +80,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
   const losers = new Set<Delivery>();
   const retractions: OrderRetraction[] = [];
   const newMarkers: EventMarker[] = [];
-  const outsideMarks: Array<{ page: ItemKey; eventId: string }> = [];
+  const outsideMarks: Array<{ page: ItemKey; eventId: string; winnerEntryId: string }> = [];
   for (const [eventId, candidates] of byClientId) {
     // Deliveries are in log order already: entries sorted, events in entry order.
     const best = candidates[0]!;
@@ -90,7 +90,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
       const batchLosers = candidates.filter((candidate) => candidate.pos !== marker.pos);
       for (const candidate of batchLosers) losers.add(candidate);
       // Repeat the marks a run interrupted after its marker may not have made.
-      for (const page of marker.supersedes) outsideMarks.push({ page, eventId });
+      for (const page of marker.supersedes) outsideMarks.push({ page, eventId, winnerEntryId: entryIdOf(marker.pos) });
       const supersedes = sortedKeys([...marker.supersedes, ...batchLosers.map((candidate) => candidate.page)]);
       const supersededOrders = sortedIds([...marker.supersededOrders, ...batchLosers.map(orderOf)]);
       for (const orderId of marker.supersededOrders) retractions.push({ orderId, key: `event:${eventId}`, beforePos: marker.pos });
@@ -99,7 +99,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     }
     for (const candidate of candidates.slice(1)) losers.add(candidate);
     const earlier = marker ? [...marker.supersedes, marker.page] : [];
-    for (const page of sortedKeys(earlier)) outsideMarks.push({ page, eventId });
+    for (const page of sortedKeys(earlier)) outsideMarks.push({ page, eventId, winnerEntryId: best.entry.entryId });
     const supersedes = sortedKeys([...earlier, ...candidates.slice(1).map((candidate) => candidate.page)]);
     // A later delivery projected before may have made a statement about an order: it is taken back.
     const supersededOrders = sortedIds([...(marker ? [...marker.supersededOrders, marker.orderId] : []), ...candidates.slice(1).map(orderOf)]);
@@ -127,10 +127,8 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     entryId: entry.entryId,
     acceptedAt: entry.acceptedAt,
     events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
-    superseded: [],
+    superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId })),
   }));
-  const first = projected[0];
-  if (first) first.superseded = outsideMarks.map(({ page, eventId }) => ({ entryId: page.SK, eventId }));
   await runProjectors({ pixelId, entries: projected, orders }, options.projectors ?? readModelProjectors);
 
   await markProjected(entries, options.now);
@@ -150,6 +148,8 @@ function pagesOf(deliveries: readonly Delivery[], losers: ReadonlySet<Delivery>)
   }
   return [...pages.values()];
 }
+
+const entryIdOf = (pos: string) => pos.slice(0, pos.lastIndexOf('#'));
 
 function groupMarks(marks: ReadonlyArray<{ page: ItemKey; eventId: string }>): Array<{ page: ItemKey; eventIds: string[] }> {
   const byPage = new Map<string, { page: ItemKey; eventIds: string[] }>();
