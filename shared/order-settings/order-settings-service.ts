@@ -41,7 +41,7 @@ export async function replaceOrderSettings(command: {
         change: { kind: 'orderSettings' as const },
         occurredAt: requestTime.toISOString(),
       };
-      await saveOrderSettings(pixelId, settings, current?.version, requestTime, [...(current?.outbox ?? []), event]);
+      await saveOrderSettings(pixelId, settings, current?.version, requestTime, [...(current?.outbox ?? []), event], current?.outboxRev);
       return settings;
     },
     { isConflict: (error) => error instanceof ConcurrentUpdateError, maxAttempts: MAX_ATTEMPTS },

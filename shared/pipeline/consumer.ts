@@ -56,11 +56,12 @@ export async function consumePending(items: ReadonlyArray<Record<string, unknown
 }
 
 /**
- * Publishes a head item's outbox, then clears it. A failure before the clear leaves the outbox
- * pending, so it is published again: at least once, each event under its stable eventId.
+ * Publishes a head item's outbox, then takes those events out. A failure before that leaves them
+ * pending, so they are published again: at least once, each event under its stable eventId.
  */
 async function publishOutbox(head: Record<string, unknown>): Promise<void> {
   const pixelId = (head.PK as string).slice('PIXEL#'.length);
-  for (const event of outboxOf(head)) await publishAccountUpdated(event);
-  await clearOutbox(pixelId, head.version as number);
+  const events = outboxOf(head);
+  for (const event of events) await publishAccountUpdated(event);
+  await clearOutbox(pixelId, new Set(events.map((event) => event.eventId)));
 }

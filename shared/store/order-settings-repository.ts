@@ -26,6 +26,8 @@ export interface VersionedOrderSettings {
   version: number;
   /** Events of committed writes not published yet (the outbox), oldest first. */
   outbox: AccountUpdatedDetail[];
+  /** Bumped whenever the consumer takes published events out: a write carrying a stale outbox fails. */
+  outboxRev: number;
 }
 
 export class ConcurrentUpdateError extends RetryableFault {
@@ -69,7 +71,7 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
     }
   }
   const json = gunzipSync(Buffer.concat(chunks)).toString('utf8');
-  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number, outbox: outboxOf(head) };
+  return { settings: orderSettingsSchema.parse(JSON.parse(json)), version: head.version as number, outbox: outboxOf(head), outboxRev: (head.outboxRev as number | undefined) ?? 0 };
 }
 
 /**
@@ -85,23 +87,40 @@ export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] 
 export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK === HEAD_SK && typeof item.PK === 'string';
 
 /**
- * Takes a published outbox off the head, unless another write committed since (that write carried
- * the events forward; they are published again under the same eventIds, which subscribers
- * deduplicate).
+ * Takes published events out of the head's outbox (and the head out of the pending index once
+ * the outbox is empty). Conditional on the head not having changed since it was read; a write
+ * that committed meanwhile carried the events forward, so they are taken out of its outbox too.
+ * Bumping `outboxRev` makes a write that read the outbox before this fail and re-read, so it
+ * cannot carry a published event forward again. If this gives up, the events stay pending and
+ * are published again under the same eventIds, which subscribers deduplicate.
  */
-export async function clearOutbox(pixelId: string, version: number): Promise<void> {
-  try {
-    await documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { PK: pk(pixelId), SK: HEAD_SK },
-        UpdateExpression: 'REMOVE outbox, GSI2PK, GSI2SK',
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': version },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: HEAD_SK }, ConsistentRead: true }));
+    if (!head) return;
+    const outbox = outboxOf(head);
+    const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
+    if (remaining.length === outbox.length) return;
+    const rev = head.outboxRev as number | undefined;
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: pk(pixelId), SK: HEAD_SK },
+          UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
+          ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
+          ExpressionAttributeValues: {
+            ':version': head.version,
+            ':next': (rev ?? 0) + 1,
+            ...(rev === undefined ? {} : { ':rev': rev }),
+            ...(remaining.length === 0 ? {} : { ':outbox': JSON.stringify(remaining) }),
+          },
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+    }
   }
 }
 
@@ -115,6 +134,7 @@ export async function saveOrderSettings(
   expectedVersion: number | undefined,
   updatedAt: Date,
   outbox: readonly AccountUpdatedDetail[] = [],
+  outboxRev = 0,
 ): Promise<number> {
   if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`Order settings of pixel ${pixelId} have ${outbox.length} unpublished events; retry once they are published`);
   const version = (expectedVersion ?? 0) + 1;
@@ -139,10 +159,13 @@ export async function saveOrderSettings(
           chunkCount: chunks.length,
           data: chunks[0],
           updatedAt: updatedAt.toISOString(),
+          outboxRev,
           ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
         },
-        ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected',
-        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion } }),
+        // The outbox read with the version must still be the head's: see clearOutbox.
+        ConditionExpression:
+          expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',
+        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion, ':outboxRev': outboxRev } }),
       }),
     );
   } catch (error) {

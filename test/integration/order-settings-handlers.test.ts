@@ -6,6 +6,9 @@ import { handler as putOrderSettings } from '../../functions/accounts/put-order-
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { apiEvent, invoke } from '../support/api-event';
 import { recordedEvents, useFreshTable } from '../support/fresh-table';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { consumePending } from '../../shared/pipeline/consumer';
+import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { validSettings } from '../support/order-settings-fixtures';
 import { drainPipeline } from '../support/pipeline';
 
@@ -98,6 +101,17 @@ describe('order settings handlers (real SDK, dynalite, local EventBridge)', () =
     } finally {
       eventBridge.restore();
     }
+  });
+
+  it('publishes each event once when a write commits between a publish and its clearing', async () => {
+    const client = await clientFor('px_between');
+    await client.put(validSettings({ countPendingOrders: true }));
+    // The consumer holds the image of version 1 (as a stream record would) while version 2 commits.
+    const { Item: staleHead } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: 'PIXEL#px_between', SK: 'ORDER_SETTINGS' } }));
+    await client.put(validSettings({ countPendingOrders: false }));
+    await consumePending([staleHead!]);
+    await drainPipeline();
+    expect(recordedEvents('px_between').map((event) => event.detail.eventId)).toEqual(['px_between:orderSettings:1', 'px_between:orderSettings:2']);
   });
 
   it('carries an unpublished event forward when the next write comes first, so both are emitted', async () => {
