@@ -1,109 +1,129 @@
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { spawnLocalServer } from '../lib/local/spawned-server';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb';
+import { freePort } from '../lib/local/spawned-server';
 import { mapWithConcurrency } from '../shared/map-with-concurrency';
-import { formatMs, formatTable } from './report';
+import { startBenchStore, type BenchStore } from './bench-store';
+import { formatMs } from './report';
 import { roundMs, summarize } from './stats';
 
 /**
- * Event ingestion through `npm start`'s program, as a client meets it: HTTP on loopback, the
- * local API Gateway stand-in, the handler, and dynalite persisting on disk. Throughput is
- * events/s with 100-event batches over a few concurrent keep-alive connections; latency is one
- * batch at a time. Both the recommended path (every event carries an eventId, so each claims an
- * idempotency marker) and the server-assigned-id path are measured, since the markers dominate.
+ * Event ingestion as a client meets it, with the store in a process of its own (as DynamoDB is in
+ * AWS): HTTP on loopback, the local API Gateway stand-in, the handler appending to the log, and
+ * the drain projecting it. Every event carries an eventId and 10 % of each batch repeats events of
+ * the batch before (a client retrying), so deduplication is part of what is measured.
+ *
+ * - `ingest.accept`: the accept path alone (the drain off, as the consumer runs in Lambdas of its
+ *   own in AWS): events/s with 100-event batches over a few keep-alive connections, and the
+ *   p50/p99 of one batch's round trip under that load.
+ * - `ingest.project`: a steady offered load with the drain on, end to end: events/s from the first
+ *   acceptance to the last projection, and the lag of each log entry (projectedAt - acceptedAt).
  */
 const BATCH_SIZE = 100;
-const CONCURRENCY = 4;
+const DUPLICATE_SHARE = 0.1;
+const ACCEPT_CONCURRENCY = 8;
 const PIXEL_ID = 'px_bench_ingest';
 const PATH = '/tr/api/events';
-
-export interface IngestionThroughput {
-  batches: number;
-  events: number;
-  concurrency: number;
-  seconds: number;
-  eventsPerSecond: number;
-}
+const TABLE = 'merchant-analytics-local';
 
 export interface IngestionResult {
   batchSize: number;
-  throughput: { withEventIds: IngestionThroughput; withoutEventIds: IngestionThroughput };
-  /** One 100-event batch (with eventIds) at a time, request sent to response read. */
-  batchLatency: { requests: number; p50Ms: number; p99Ms: number; meanMs: number };
+  duplicateShare: number;
+  accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number };
+  project: { offeredEventsPerSec: number; seconds: number; events: number; eventsPerSec: number; lagP50Ms: number; lagP99Ms: number; lagMaxMs: number };
 }
 
 export async function measureIngestion(options: { projectRoot: string; log: (line: string) => void }): Promise<IngestionResult> {
-  // Smaller runs for working on the benchmark itself; results.json records the counts used.
-  const throughputBatches = positiveInteger('BENCH_INGESTION_BATCHES', 100);
-  const latencyRequests = positiveInteger('BENCH_INGESTION_LATENCY_REQUESTS', 200);
-  options.log(
-    `Measuring event ingestion through the local server: ${throughputBatches} batches of ${BATCH_SIZE} per variant ` +
-      `over ${CONCURRENCY} connections, then ${latencyRequests} batches one at a time...`,
-  );
-  const server = await startServer(options.projectRoot);
-  try {
-    const apiKey = await mintKey(options.projectRoot, server.env);
-    const send = sender(server.url, apiKey);
+  const acceptBatches = positiveInteger('BENCH_INGESTION_BATCHES', 400);
+  const offered = positiveInteger('BENCH_PROJECT_RATE', 6_000);
+  const seconds = positiveInteger('BENCH_PROJECT_SECONDS', 20);
+  options.log(`Measuring event accept: ${acceptBatches} batches of ${BATCH_SIZE} over ${ACCEPT_CONCURRENCY} connections (store in its own process)...`);
+  const accept = await withServer(options.projectRoot, false, async ({ send }) => {
     const batches = new BatchFactory();
-
-    for (let i = 0; i < 20; i++) await send(batches.next(i % 2 === 0));
-    const throughput = async (withEventIds: boolean): Promise<IngestionThroughput> => {
-      const bodies = Array.from({ length: throughputBatches }, () => batches.next(withEventIds));
-      const started = performance.now();
-      await mapWithConcurrency(bodies, CONCURRENCY, send);
-      const seconds = (performance.now() - started) / 1000;
-      const events = throughputBatches * BATCH_SIZE;
-      return { batches: throughputBatches, events, concurrency: CONCURRENCY, seconds: roundMs(seconds), eventsPerSecond: Math.round(events / seconds) };
-    };
-    const withEventIds = await throughput(true);
-    const withoutEventIds = await throughput(false);
-
-    const durations: number[] = [];
-    for (let i = 0; i < latencyRequests; i++) durations.push(await send(batches.next(true)));
+    for (let i = 0; i < 20; i++) await send(batches.next());
+    const bodies = Array.from({ length: acceptBatches }, () => batches.next());
+    const started = performance.now();
+    const durations = await mapWithConcurrency(bodies, ACCEPT_CONCURRENCY, send);
+    const elapsed = (performance.now() - started) / 1000;
     const latency = summarize(durations);
+    const events = acceptBatches * BATCH_SIZE;
     return {
-      batchSize: BATCH_SIZE,
-      throughput: { withEventIds, withoutEventIds },
-      batchLatency: { requests: latency.count, p50Ms: roundMs(latency.median), p99Ms: roundMs(latency.p99), meanMs: roundMs(latency.mean) },
+      batches: acceptBatches,
+      events,
+      concurrency: ACCEPT_CONCURRENCY,
+      seconds: roundMs(elapsed),
+      eventsPerSec: Math.round(events / elapsed),
+      batchP50Ms: roundMs(latency.median),
+      batchP99Ms: roundMs(latency.p99),
     };
-  } finally {
-    await server.stop();
-  }
+  });
+
+  options.log(`Measuring projection end to end: ${offered.toLocaleString('en-US')} events/s offered for ${seconds} s, the drain on...`);
+  const project = await withServer(options.projectRoot, true, async ({ send, store }) => {
+    const batches = new BatchFactory();
+    const intervalMs = (1000 * BATCH_SIZE) / offered;
+    const total = Math.round((seconds * 1000) / intervalMs);
+    const inFlight: Array<Promise<number>> = [];
+    const started = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = started + i * intervalMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      inFlight.push(send(batches.next()));
+    }
+    await Promise.all(inFlight);
+    const entries = await projectedEntries(store, total, 180_000);
+    const first = Math.min(...entries.map((entry) => entry.acceptedAt));
+    const last = Math.max(...entries.map((entry) => entry.projectedAt));
+    const lags = summarize(entries.map((entry) => entry.projectedAt - entry.acceptedAt));
+    const events = entries.reduce((sum, entry) => sum + entry.count, 0);
+    return {
+      offeredEventsPerSec: offered,
+      seconds,
+      events,
+      eventsPerSec: Math.round(events / ((last - first) / 1000)),
+      lagP50Ms: roundMs(lags.median),
+      lagP99Ms: roundMs(lags.p99),
+      lagMaxMs: roundMs(lags.max),
+    };
+  });
+  return { batchSize: BATCH_SIZE, duplicateShare: DUPLICATE_SHARE, accept, project };
 }
 
 export function printIngestion(result: IngestionResult, log: (line?: string) => void): void {
+  const { accept, project } = result;
   log();
-  log(`Event ingestion: POST ${PATH} through the local server (loopback HTTP, dynalite on disk), ${result.batchSize}-event batches`);
+  log(`Event ingestion: POST ${PATH}, ${result.batchSize}-event batches with eventIds, ${result.duplicateShare * 100} % repeated; the store in its own process`);
   log(
-    formatTable(
-      ['variant', 'batches', 'connections', 'seconds', 'events/s'],
-      Object.entries(result.throughput).map(([variant, run]) => [
-        variant,
-        run.batches.toLocaleString('en-US'),
-        String(run.concurrency),
-        run.seconds.toFixed(1),
-        run.eventsPerSecond.toLocaleString('en-US'),
-      ]),
-    ),
+    `  ingest.accept: ${accept.eventsPerSec.toLocaleString('en-US')} events/s (${accept.batches} batches over ${accept.concurrency} connections, ${accept.seconds.toFixed(1)} s); ` +
+      `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}`,
   );
-  const { requests, p50Ms, p99Ms, meanMs } = result.batchLatency;
-  log(`One batch with eventIds, ${requests.toLocaleString('en-US')} sequential requests: p50 ${formatMs(p50Ms)}, p99 ${formatMs(p99Ms)}, mean ${formatMs(meanMs)}`);
+  log(
+    `  ingest.project: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s; ` +
+      `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}`,
+  );
 }
 
-/** A storefront's mix: mostly page views, a few carts and checkouts, 5 purchases a batch, some identified. */
+/** A storefront's mix: mostly page views, 5 purchases a batch, some identified; 10 events repeat the batch before. */
 class BatchFactory {
   private batch = 0;
+  private previous: object[] = [];
 
-  next(withEventIds: boolean): string {
+  next(): string {
     const batch = this.batch++;
-    const events = Array.from({ length: BATCH_SIZE }, (_, i) => {
+    const repeats = this.previous.slice(0, Math.round(BATCH_SIZE * DUPLICATE_SHARE));
+    const fresh = Array.from({ length: BATCH_SIZE - repeats.length }, (_, i) => {
       const id = `b${batch}-e${i}`;
       const kind = i % 20;
       const name = kind < 12 ? 'page_view' : kind < 16 ? 'view_item' : kind < 18 ? 'add_to_cart' : kind < 19 ? 'begin_checkout' : 'purchase';
       return {
         name,
-        ...(withEventIds ? { eventId: id } : {}),
+        eventId: id,
         ...(i % 4 === 0 ? { user: { emails: [`shopper${i}@example.com`], userIds: [`cust_${i}`] } } : {}),
         ipAddress: '203.0.113.7',
         page: { url: `https://shop.example/products/${i}?utm_source=meta&utm_medium=paid&utm_campaign=spring`, referrer: 'https://www.facebook.com/', title: 'Product' },
@@ -114,7 +134,77 @@ class BatchFactory {
             : { value: 29.95, currency: 'USD', items: [{ id: 'SKU1', name: 'Tee', price: 29.95, quantity: 1 }] },
       };
     });
-    return JSON.stringify({ events });
+    this.previous = fresh;
+    return JSON.stringify({ events: [...fresh, ...repeats] });
+  }
+}
+
+interface BenchServer {
+  send(body: string): Promise<number>;
+  store: DynamoDBDocumentClient;
+}
+
+/** A fresh store process and a server process on it; `work` runs against them, then both stop. */
+async function withServer<T>(projectRoot: string, drain: boolean, work: (server: BenchServer) => Promise<T>): Promise<T> {
+  const store: BenchStore = await startBenchStore('child-process');
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, BENCH_DYNAMODB_ENDPOINT: store.endpoint, BENCH_DRAIN: drain ? '1' : '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'TABLE_NAME']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: store.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk;
+        if (output.includes('listening on')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the ingestion server exited (${code}) before it listened: ${output}`)));
+    });
+    const storePort = new URL(store.endpoint).port;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', PIXEL_ID, '--scopes', 'events:write', '--name', 'bench', '--json'],
+      { cwd: projectRoot, env: { ...env, DYNAMODB_PORT: storePort } },
+    );
+    const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;
+    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents });
+  } finally {
+    documents.destroy();
+    child.stdin!.end();
+    await exited;
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The log entries of the benchmark pixel once all `expected` of them are projected, as epoch ms. */
+async function projectedEntries(store: DynamoDBDocumentClient, expected: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entries: Array<{ acceptedAt: number; projectedAt: number; count: number }> = [];
+    let pending = 0;
+    const pages = paginateQuery(
+      { client: store },
+      {
+        TableName: TABLE,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `PIXEL#${PIXEL_ID}#LOG` },
+        ProjectionExpression: 'acceptedAt, projectedAt, #count',
+        ExpressionAttributeNames: { '#count': 'count' },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        if (typeof item.projectedAt !== 'string') pending++;
+        else entries.push({ acceptedAt: Date.parse(item.acceptedAt as string), projectedAt: Date.parse(item.projectedAt as string), count: item.count as number });
+      }
+    }
+    if (pending === 0 && entries.length >= expected) return entries;
+    if (Date.now() > deadline) throw new Error(`${pending} log entries still unprojected after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
@@ -129,33 +219,6 @@ function sender(url: string, apiKey: string): (body: string) => Promise<number> 
     if (response.status !== 200) throw new Error(`ingestion answered ${response.status}: ${text.slice(0, 500)}`);
     return elapsed;
   };
-}
-
-interface Server {
-  url: string;
-  env: NodeJS.ProcessEnv;
-  stop(): Promise<void>;
-}
-
-async function startServer(projectRoot: string): Promise<Server> {
-  const server = await spawnLocalServer({ projectRoot });
-  return {
-    url: server.url,
-    env: server.env,
-    stop: async () => {
-      await server.stop();
-      rmSync(server.dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function mintKey(projectRoot: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', PIXEL_ID, '--scopes', 'events:write', '--name', 'bench', '--json'],
-    { cwd: projectRoot, env },
-  );
-  return (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
 }
 
 function positiveInteger(name: string, fallback: number): number {

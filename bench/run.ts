@@ -54,6 +54,8 @@ interface BenchResults {
   firstStart: { runs: number; medianMs: number; minMs: number; maxMs: number };
   /** The local server's RSS under a long mixed load (bench/soak.ts): bounded when the end is within 20 % of the post-warm-up level. */
   soak: SoakResult;
+  /** Figures by stable case id (ARCHITECTURE.md conventions), compared across runs. */
+  cases: Record<string, Record<string, number>>;
   /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
   run: { wallSeconds: number; peakRssBytes: number };
 }
@@ -199,8 +201,12 @@ async function main(): Promise<void> {
     ingestion: await measureIngestion({ projectRoot, log }),
     firstStart: await benchFirstStart(),
     soak: await measureSoak({ projectRoot, log }),
+    cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
+  const { accept, project } = results.ingestion;
+  results.cases['ingest.accept'] = { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms };
+  results.cases['ingest.project'] = { eventsPerSec: project.eventsPerSec, lagP50Ms: project.lagP50Ms, lagP99Ms: project.lagP99Ms };
   results.run = {
     wallSeconds: Math.round((performance.now() - started) / 100) / 10,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -1,4 +1,9 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -6,10 +11,12 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { PENDING_PREFIX } from '../shared/store/pending-index';
 import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
 import { ApiFunction, type TableAccess } from './constructs/api-function';
-import { acknowledgeInHandlerAuthorization } from './nag-acknowledgements';
+import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization } from './nag-acknowledgements';
 import { routeTable, type RouteDefinition, type RouteId } from './routes';
+import { workers, type WorkerId } from './workers';
 
 export interface StageThrottling {
   /** Requests per second the stage sustains before answering 429. */
@@ -28,6 +35,14 @@ export interface ApiStackProps extends StackProps {
   /** @default 'merchant-analytics-api' */
   readonly serviceName?: string;
 }
+
+/** Stream-consumer settings (README "The ingestion pipeline"). */
+export const PIPELINE = {
+  batchSize: 100,
+  retryAttempts: 10,
+  /** Iterator age above this for 3 minutes running means projections are late: the alarm fires. */
+  iteratorAgeAlarmMs: 60_000,
+} as const;
 
 export const DEFAULT_THROTTLING: StageThrottling = { rateLimit: 100, burstLimit: 200 };
 
@@ -72,6 +87,9 @@ export class ApiStack extends Stack {
   readonly eventBus: events.EventBus;
   readonly httpApi: apigw.HttpApi;
   readonly functions: ReadonlyMap<RouteId, ApiFunction>;
+  readonly workers: ReadonlyMap<WorkerId, ApiFunction>;
+  /** Descriptions of stream batches the consumer failed on after every retry. */
+  readonly pipelineFailures: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: ApiStackProps = {}) {
     super(scope, id, props);
@@ -89,8 +107,11 @@ export class ApiStack extends Stack {
         projectionType: dynamodb.ProjectionType.ALL,
       })),
       billing: dynamodb.Billing.onDemand(),
-      // Items that carry `ttl` (epoch seconds) are deleted some time after it; readers treat an
-      // item past its `ttl` as absent, since deletion is not immediate (and never happens locally).
+      // The pipeline's trigger: the consumer reads new images of pending items (log entries, outboxes).
+      dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
+      // Items that carry `ttl` (epoch seconds) are deleted some time after it (projected log entries,
+      // stored events, idempotency keys); readers treat an item past its `ttl` as absent, since
+      // deletion is not immediate (and never happens locally).
       timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // The table holds merchants' settings and key hashes: neither a stack deletion nor a
@@ -146,12 +167,81 @@ export class ApiStack extends Stack {
       for (const httpRoute of httpRoutes) acknowledgeInHandlerAuthorization(httpRoute);
     }
     this.functions = functions;
+    this.pipelineFailures = new sqs.Queue(this, 'PipelineFailures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeFailureQueueWithoutDlq(this.pipelineFailures);
+    this.workers = this.pipelineWorkers(serviceName, this.pipelineFailures);
 
+    new CfnOutput(this, 'PipelineFailureQueueUrl', {
+      value: this.pipelineFailures.queueUrl,
+      description: 'Stream batches the pipeline consumer gave up on (inspect, fix, redrive)',
+    });
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
       description: 'The service table; the keys CLI targets it with --table <name>',
     });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'Where domain events are published' });
+  }
+
+  /**
+   * The consumer behind the table stream: every worker row gets a function reading the stream,
+   * filtered to items entering the pending index, with batching, bisect-on-error, partial batch
+   * responses and an encrypted on-failure queue; its iterator age (how late projections are) has
+   * an alarm, as does the failure queue.
+   */
+  private pipelineWorkers(serviceName: string, queue: sqs.Queue): Map<WorkerId, ApiFunction> {
+    const built = new Map<WorkerId, ApiFunction>();
+    for (const [id, worker] of Object.entries(workers) as Array<[WorkerId, (typeof workers)[WorkerId]]>) {
+      const constructId = `Worker${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+      const fn = new ApiFunction(this, constructId, { entry: worker.handler, serviceName, description: worker.summary, invokedBy: 'eventSourceMapping' });
+      fn.bindTable(this.table, 'readWrite').bindEventBus(this.eventBus);
+      // Named stream actions on the stream alone (CDK's grantStreamRead adds ListStreams on "*").
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+          resources: [this.table.tableStreamArn!],
+        }),
+      );
+      new lambda.EventSourceMapping(this, `${constructId}Stream`, {
+        target: fn.lambdaFunction,
+        eventSourceArn: this.table.tableStreamArn!,
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: PIPELINE.batchSize,
+        bisectBatchOnError: true,
+        retryAttempts: PIPELINE.retryAttempts,
+        reportBatchItemFailures: true,
+        // One batch at a time per shard: a pixel's log entries are never projected concurrently.
+        parallelizationFactor: 1,
+        onFailure: new lambdaEventSources.SqsDlq(queue),
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.or('INSERT', 'MODIFY'),
+            dynamodb: { NewImage: { GSI2PK: { S: lambda.FilterRule.beginsWith(PENDING_PREFIX) } } },
+          }),
+        ],
+      });
+      new cloudwatch.Alarm(this, `${constructId}IteratorAgeAlarm`, {
+        alarmDescription: `${worker.summary}: projections are more than ${PIPELINE.iteratorAgeAlarmMs / 1000} s behind`,
+        metric: fn.lambdaFunction.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
+        threshold: PIPELINE.iteratorAgeAlarmMs,
+        evaluationPeriods: 3,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+      built.set(id, fn);
+    }
+    new cloudwatch.Alarm(this, 'PipelineFailuresAlarm', {
+      alarmDescription: 'The pipeline consumer gave up on a stream batch: its records are described in the failure queue',
+      metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    return built;
   }
 }

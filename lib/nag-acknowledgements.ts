@@ -20,6 +20,22 @@ export function acknowledgeSynchronousInvocation(lambdaFunction: IConstruct): vo
   });
 }
 
+/** A stream consumer's failures go to its event source mapping's on-failure queue, not to a function DLQ. */
+export function acknowledgeStreamFailureDestination(lambdaFunction: IConstruct): void {
+  Validations.of(lambdaFunction).acknowledge({
+    id: 'Serverless::Serverless-LambdaDLQ',
+    reason:
+      'The function is invoked by a DynamoDB stream event source mapping, whose on-failure destination (an SQS queue) receives the records of batches that exhausted their retries; a function dead-letter queue only serves asynchronous invocations and would stay empty.',
+  });
+}
+
+/** The on-failure queue is itself the end of the line for failed stream batches. */
+export function acknowledgeFailureQueueWithoutDlq(queue: IConstruct): void {
+  const reason =
+    'This queue is the on-failure destination of the stream consumer: it holds descriptions of failed batches for an operator to inspect and redrive; a queue behind it would only hold the same messages again.';
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions::AwsSolutions-SQS3', reason }, { id: 'Serverless::Serverless-SQSRedrivePolicy', reason });
+}
+
 /**
  * X-Ray's PutTraceSegments/PutTelemetryRecords support no resource-level permissions, so active
  * tracing needs `Resource: *`. The infra test holds every other statement of a function role to

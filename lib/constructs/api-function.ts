@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLING } from '../bundling';
 import { FUNCTION_DEFAULTS } from '../function-defaults';
-import { acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
+import { acknowledgeStreamFailureDestination, acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,10 +35,16 @@ export interface ApiFunctionProps {
   readonly description?: string;
   /** @default 1 month: long enough to investigate an incident, short enough not to hoard request data. */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * Who invokes it: API Gateway (synchronously, a route) or an event source mapping (a worker,
+   * whose failures go to the mapping's on-failure destination).
+   * @default 'apiGateway'
+   */
+  readonly invokedBy?: 'apiGateway' | 'eventSourceMapping';
 }
 
 /**
- * A function behind one API route. Everything that must be the same for every endpoint lives
+ * A function behind one API route (or a worker of the pipeline). Everything that must be the same for every endpoint lives
  * here, so a new route table row gets it without thought: the runtime, arm64, explicit memory and
  * timeout, tracing, the shared bundling settings, and a log group the stack owns.
  *
@@ -100,7 +106,8 @@ export class ApiFunction extends Construct {
       },
     });
 
-    acknowledgeSynchronousInvocation(this.lambdaFunction);
+    if ((props.invokedBy ?? 'apiGateway') === 'apiGateway') acknowledgeSynchronousInvocation(this.lambdaFunction);
+    else acknowledgeStreamFailureDestination(this.lambdaFunction);
     acknowledgeTracingWildcard(this.role);
   }
 

@@ -8,6 +8,12 @@ import * as z from 'zod';
 export const ACCOUNT_UPDATED = 'accountUpdated';
 
 export const accountUpdatedDetailSchema = z.strictObject({
+  eventId: z
+    .string()
+    .min(1)
+    .describe(
+      'Stable id of this change, "<pixelId>:orderSettings:<version>": the same on every delivery of the event, so subscribers deduplicate on it (delivery is at least once).',
+    ),
   pixelId: z.string().min(1).describe('The pixel whose account settings changed.'),
   actor: z
     .string()
@@ -20,3 +26,6 @@ export const accountUpdatedDetailSchema = z.strictObject({
 });
 
 export type AccountUpdatedDetail = z.output<typeof accountUpdatedDetailSchema>;
+
+/** One id per committed settings version: what subscribers deduplicate redeliveries on. */
+export const accountUpdatedEventId = (pixelId: string, version: number) => `${pixelId}:orderSettings:${version}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { publishAccountUpdated } from '../events/event-publisher';
+import { accountUpdatedEventId } from '../events/account-updated';
 import { defaultOrderSettings, type OrderSettings, type OrderSettingsInput } from '../schemas/order-settings';
 import {
   ConcurrentUpdateError,
@@ -22,8 +22,9 @@ export async function getOrderSettings(pixelId: string): Promise<OrderSettings> 
  * `changeId`: an attempt that finds it already stored knows an earlier attempt committed though
  * its answer was lost, and answers what that attempt stored.
  *
- * The event is published after the commit. If publishing fails the request fails with a retryable
- * fault: the PUT is idempotent, so the client's retry stores the same settings and publishes again.
+ * The `accountUpdated` event is part of the write: it goes into the outbox of the same conditional
+ * PutItem, and the pipeline consumer publishes it (shared/pipeline), so it is emitted if and only
+ * if the write committed, under an id stable across redeliveries.
  */
 export async function replaceOrderSettings(command: {
   pixelId: string;
@@ -39,17 +40,22 @@ export async function replaceOrderSettings(command: {
         const current = await loadOrderSettings(pixelId);
         if (current && current.changeId === changeId) return current.settings;
         const settings = assignIdentity(input, current?.settings ?? defaultOrderSettings(), requestTime);
-        await saveOrderSettings(pixelId, settings, current?.version, requestTime, changeId);
+        const event = {
+          eventId: accountUpdatedEventId(pixelId, (current?.version ?? 0) + 1),
+          pixelId,
+          actor: `cli:${apiKeyPk}`,
+          change: { kind: 'orderSettings' as const },
+          occurredAt: requestTime.toISOString(),
+        };
+        await saveOrderSettings(pixelId, settings, current?.version, requestTime, {
+          changeId,
+          outbox: [...(current?.outbox ?? []), event],
+          outboxRev: current?.outboxRev,
+        });
         return settings;
       },
       { isConflict: (error) => error instanceof ConcurrentUpdateError },
     ),
   );
-  await publishAccountUpdated({
-    pixelId,
-    actor: `cli:${apiKeyPk}`,
-    change: { kind: 'orderSettings' },
-    occurredAt: requestTime.toISOString(),
-  });
   return next;
 }

@@ -1,7 +1,10 @@
 import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
 import { toValidationIssues } from '../http/zod-issues';
 import { readJsonLines } from '../import/json-lines';
-import { upsertOrders } from '../store/order-repository';
+import { createHash } from 'node:crypto';
+import type { Projector } from '../pipeline/projector';
+import { runProjectors } from '../pipeline/read-models';
+import { upsertOrders, type OrderSource } from '../store/order-repository';
 import { orderImportSchema, type OrderUpdate } from './order';
 import { orderUpdateFromImport } from './order-updates';
 
@@ -26,6 +29,18 @@ export interface OrderImportOptions {
   batchSize?: number;
   /** The time a line without `updatedAt` is current as of. */
   importedAt?: Date;
+  /** The read models to update; default every registered one. */
+  projectors?: readonly Projector[];
+}
+
+/**
+ * A line as a source of its order: keyed by its content, so importing the same line again adds
+ * nothing (and keeps the first import's time), while a changed line is a new statement.
+ */
+function importSource(update: OrderUpdate, importedAt: Date): OrderSource {
+  const { asOf: _asOf, ...statement } = update;
+  const key = `import:${createHash('sha256').update(JSON.stringify(statement)).digest('hex')}`;
+  return { key, pos: 'import', at: importedAt.toISOString(), update };
 }
 
 /** The file as a whole cannot be read; nothing was stored. */
@@ -41,7 +56,9 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
   const flush = async () => {
     if (batch.length === 0) return;
     const updates = batch.splice(0);
-    const result = await upsertOrders(pixelId, updates);
+    const result = await upsertOrders(pixelId, updates.map((update) => importSource(update, importedAt)));
+    // The same projectors the pipeline runs: a backfill updates every read model.
+    await runProjectors({ pixelId, entries: [], orders: result.orders }, options.projectors);
     summary.orders += updates.length;
     summary.created += result.created;
     summary.updated += result.updated;

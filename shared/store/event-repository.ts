@@ -1,161 +1,194 @@
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
+import { isExpired } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
+import { decodeEvents, encodeEvents } from './log-repository';
 import { documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
 /**
- * Tracking events, laid out for the analytics that read them by pixel and time.
+ * Tracking events as analytics reads them, written by the pipeline consumer (shared/pipeline).
  *
  * Items (see table-design.ts):
- * - event  `PK=PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard>`  `SK=<timestamp>#<eventId>`
- *          { eventId, name, timestamp, event: JSON of StoredEvent }
- * - marker `PK=PIXEL#<pixelId>#EVID#<eventId>`  `SK=EVID`  { eventPK, eventSK, timestamp, receivedAt }
+ * - page   `PK=PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard>`  `SK=<entryId>`
+ *          { entryId, acceptedAt, count, data: gzip(JSON of StoredEvent[]), superseded?: String Set of eventIds, ttl }
+ *          the events of one log entry that happened on that UTC day, packed: one item per entry
+ *          and day instead of one per event, which is what lets projection keep up with acceptance.
+ * - marker `PK=PIXEL#<pixelId>#EVID#<eventId>`  `SK=EVID`
+ *          { eventId, pos, pagePK, pageSK, supersedes: [{PK, SK}], orderId?, supersededOrders, ttl }:
+ *          which delivery of a client eventId is the stored one (the first in log order, `pos`), in
+ *          which page it is, and what later deliveries it won over.
  *
- * One partition per pixel, UTC day and shard: a time range is one Query per day and shard with the
- * sort key between two instants, never touching another pixel's or day's events. The 4 shards
- * spread a busy pixel's writes over 4 partitions; the shard is a hash of the event id, so it is
- * stable across retries. `timestamp` is always `toISOString()` (fixed width), so text order is
- * time order.
- *
- * The event is JSON text, not DynamoDB attributes: it is only read whole, and text keeps custom
- * values exact (DynamoDB numbers stop at 1e126 and drop empty sets).
- *
- * Idempotency without transactions: an event with a client `eventId` first claims its marker with
- * a conditional put. The marker records where the event is (and its time, which may have defaulted
- * to the receipt time). A later delivery of the same id loses the claim, reads the marker, and
- * finds the event there: it is kept as first stored. Marker first, event second, so a crash
- * between the two leaves a marker without its event, and the retry writes the event at the
- * marker's key: never a second item.
+ * A page is rebuilt from its entry alone, so writing it again is harmless. A delivery that lost to
+ * an earlier one (same eventId, earlier log position) stays in its page but is listed in the page's
+ * `superseded` set, and readers skip it: marking is a set union, so it commutes with everything.
+ * The 4 shards spread a busy pixel's day over 4 partitions; a day is 4 Queries.
  */
 export const EVENT_SHARDS = 4;
 const MARKER_SK = 'EVID';
-/** Conditional puts cannot be batched; this many run at once, enough to overlap round trips. */
-const MARKER_CONCURRENCY = 25;
-const WRITE_CONCURRENCY = 4;
+const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 
-export function shardOf(eventId: string): number {
-  return (createHash('sha256').update(eventId, 'utf8').digest()[0] as number) % EVENT_SHARDS;
+export function shardOf(id: string): number {
+  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % EVENT_SHARDS;
 }
 
-const dayOf = (timestamp: string) => timestamp.slice(0, 10);
+export const dayOf = (timestamp: string) => timestamp.slice(0, 10);
 export const eventPartitionKey = (pixelId: string, day: string, shard: number) => `PIXEL#${pixelId}#EV#${day}#${shard}`;
-const eventKey = (pixelId: string, event: Pick<StoredEvent, 'eventId' | 'timestamp'>): ItemKey => ({
-  PK: eventPartitionKey(pixelId, dayOf(event.timestamp), shardOf(event.eventId)),
-  SK: `${event.timestamp}#${event.eventId}`,
+export const pageKey = (pixelId: string, day: string, entryId: string): ItemKey => ({
+  PK: eventPartitionKey(pixelId, day, shardOf(entryId)),
+  SK: entryId,
 });
 const markerKey = (pixelId: string, eventId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#EVID#${eventId}`, SK: MARKER_SK });
 
-interface Marker {
-  eventPK: string;
-  eventSK: string;
-  timestamp: string;
-  receivedAt: string;
+export interface EventPage {
+  key: ItemKey;
+  entryId: string;
+  acceptedAt: string;
+  events: StoredEvent[];
+  /** eventIds in this page whose stored delivery is another, earlier one. */
+  superseded: string[];
+  ttl: number;
+}
+
+export interface EventMarker {
+  eventId: string;
+  /** Log position of the stored delivery: `<entryId>#<index in entry, 3 digits>`. */
+  pos: string;
+  page: ItemKey;
+  /** Pages holding later deliveries this one won over: each lists the eventId as superseded. */
+  supersedes: ItemKey[];
+  /** The order the stored delivery speaks about, if it does. */
+  orderId?: string;
+  /** Orders later deliveries spoke about: none may keep a statement under this eventId but `orderId`. */
+  supersededOrders: string[];
+  ttl: number;
+}
+
+export async function writeEventPages(pages: readonly EventPage[]): Promise<void> {
+  await batchWrite(
+    pages.map((page) => ({
+      PutRequest: {
+        Item: {
+          ...page.key,
+          entryId: page.entryId,
+          acceptedAt: page.acceptedAt,
+          count: page.events.length,
+          data: encodeEvents(page.events),
+          // DynamoDB has no empty sets: an absent attribute is the empty set.
+          ...(page.superseded.length > 0 ? { superseded: new Set(page.superseded) } : {}),
+          ttl: page.ttl,
+        },
+      },
+    })),
+    { concurrency: WRITE_CONCURRENCY },
+  );
 }
 
 /**
- * Stores events, each distinct `eventId` once (the first of a repeated id in one call wins).
- * Returns the events as stored, in input order: an id stored before comes back as it was first
- * stored, whatever this delivery said. Throws on a storage failure; calling again with the same
- * client ids completes the work without duplicating any of them.
+ * Lists eventIds as superseded in pages outside the batch being projected. ADD is a set union:
+ * idempotent and commutative. On a page not written yet it leaves a stub without `data`, which
+ * readers skip and the page's own write later replaces, keeping the set (its entry recomputes it).
  */
-export async function storeEvents(pixelId: string, events: readonly StoredEvent[]): Promise<StoredEvent[]> {
-  const byId = new Map<string, StoredEvent>();
-  for (const event of events) if (!byId.has(event.eventId)) byId.set(event.eventId, event);
-
-  const located = new Map<string, { event: StoredEvent; key: ItemKey }>();
-  for (const event of byId.values()) located.set(event.eventId, { event, key: eventKey(pixelId, event) });
-
-  const claimed = [...byId.values()].filter((event) => event.eventIdSource === 'client');
-  const alreadyClaimed = (
-    await mapWithConcurrency(claimed, MARKER_CONCURRENCY, async (event) => ((await claimMarker(pixelId, event)) ? undefined : event.eventId))
-  ).filter((eventId): eventId is string => eventId !== undefined);
-  const stored = new Set<string>();
-  if (alreadyClaimed.length > 0) {
-    for (const item of await batchGet(alreadyClaimed.map((eventId) => markerKey(pixelId, eventId)))) {
-      const marker = item as unknown as Marker & { eventId: string };
-      const entry = located.get(marker.eventId);
-      if (!entry) continue;
-      entry.event = { ...entry.event, timestamp: marker.timestamp, receivedAt: marker.receivedAt };
-      entry.key = { PK: marker.eventPK, SK: marker.eventSK };
-    }
-    // The first delivery that got stored wins: a redelivery changes nothing, and only fills in an
-    // event whose earlier delivery failed between its marker and its write.
-    for (const item of await batchGet(alreadyClaimed.flatMap((eventId) => located.get(eventId)?.key ?? []))) {
-      const event = JSON.parse(item.event as string) as StoredEvent;
-      const entry = located.get(event.eventId);
-      if (!entry) continue;
-      entry.event = event;
-      stored.add(event.eventId);
-    }
-  }
-
-  await batchWrite(
-    [...located.values()]
-      .filter(({ event }) => !stored.has(event.eventId))
-      .map(({ event, key }) => ({
-        PutRequest: { Item: { ...key, eventId: event.eventId, name: event.name, timestamp: event.timestamp, event: JSON.stringify(event) } },
-      })),
-    { concurrency: WRITE_CONCURRENCY },
+export async function markSuperseded(marks: ReadonlyArray<{ page: ItemKey; eventIds: string[] }>, ttl: number): Promise<void> {
+  await mapWithConcurrency(marks, 8, ({ page, eventIds }) =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: page,
+        // A stub (its entry never projected) still expires; a real page keeps its own ttl.
+        UpdateExpression: 'ADD superseded :ids SET #ttl = if_not_exists(#ttl, :ttl)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':ids': new Set(eventIds), ':ttl': ttl },
+      }),
+    ),
   );
-  return [...located.values()].map(({ event }) => event);
 }
 
-/** True when this delivery claimed the id; false when an earlier one had. */
-async function claimMarker(pixelId: string, event: StoredEvent): Promise<boolean> {
-  const location = eventKey(pixelId, event);
-  try {
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...markerKey(pixelId, event.eventId),
-          eventId: event.eventId,
-          eventPK: location.PK,
-          eventSK: location.SK,
-          timestamp: event.timestamp,
-          receivedAt: event.receivedAt,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
+export async function readMarkers(pixelId: string, eventIds: readonly string[]): Promise<Map<string, EventMarker>> {
+  const items = await batchGet(eventIds.map((eventId) => markerKey(pixelId, eventId)), { concurrency: 8 });
+  const markers = new Map<string, EventMarker>();
+  for (const item of items) {
+    markers.set(item.eventId as string, {
+      eventId: item.eventId as string,
+      pos: item.pos as string,
+      page: { PK: item.pagePK as string, SK: item.pageSK as string },
+      supersedes: (item.supersedes as ItemKey[] | undefined) ?? [],
+      ...(typeof item.orderId === 'string' ? { orderId: item.orderId } : {}),
+      supersededOrders: (item.supersededOrders as string[] | undefined) ?? [],
+      ttl: item.ttl as number,
+    });
   }
+  return markers;
+}
+
+export async function writeMarkers(pixelId: string, markers: readonly EventMarker[]): Promise<void> {
+  await batchWrite(
+    markers.map((marker) => ({
+      PutRequest: {
+        Item: {
+          ...markerKey(pixelId, marker.eventId),
+          eventId: marker.eventId,
+          pos: marker.pos,
+          pagePK: marker.page.PK,
+          pageSK: marker.page.SK,
+          supersedes: marker.supersedes,
+          orderId: marker.orderId,
+          supersededOrders: marker.supersededOrders,
+          ttl: marker.ttl,
+        },
+      },
+    })),
+    { concurrency: WRITE_CONCURRENCY },
+  );
 }
 
 const DAY_MS = 86_400_000;
 
+/** The UTC days from `from` to `to` (exclusive), as `YYYY-MM-DD`. */
+export function daysBetween(from: Date, to: Date): string[] {
+  const days: string[] = [];
+  for (let day = Math.floor(from.getTime() / DAY_MS) * DAY_MS; day < to.getTime(); day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
+  return days;
+}
+
 /**
- * The pixel's events with `from <= timestamp < to`, oldest first (ties by event id). One Query
- * per UTC day and shard in the range, so the cost follows the range and this pixel's volume only.
+ * The pages of a pixel on the given UTC days that hold events, each with its stored events only
+ * (superseded deliveries and expired pages left out), in log order within a day.
+ */
+export async function readEventPages(
+  pixelId: string,
+  days: readonly string[],
+  now: Date = new Date(),
+): Promise<Array<{ entryId: string; acceptedAt: string; day: string; events: StoredEvent[] }>> {
+  const partitions = days.flatMap((day) => Array.from({ length: EVENT_SHARDS }, (_, shard) => ({ day, pk: eventPartitionKey(pixelId, day, shard) })));
+  const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) =>
+    (await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } })).map((item) => ({ day, item })),
+  );
+  return pages
+    .flat()
+    .filter(({ item }) => item.data !== undefined && !isExpired(item, now))
+    .map(({ day, item }) => {
+      const superseded = (item.superseded as Set<string> | undefined) ?? new Set<string>();
+      return { entryId: item.SK as string, acceptedAt: item.acceptedAt as string, day, events: decodeEvents(item.data as Uint8Array).filter((event) => !superseded.has(event.eventId)) };
+    })
+    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0));
+}
+
+/**
+ * The pixel's stored events with `from <= timestamp < to`, oldest first (ties by event id): each
+ * client eventId once, as first delivered. Reads the pages of every UTC day in the range.
  */
 export async function readEvents(pixelId: string, from: Date, to: Date): Promise<StoredEvent[]> {
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new RangeError('readEvents needs valid dates');
   if (from >= to) return [];
   const fromKey = from.toISOString();
   const toKey = to.toISOString();
-  const partitions: string[] = [];
-  for (let day = Math.floor(from.getTime() / DAY_MS) * DAY_MS; day < to.getTime(); day += DAY_MS) {
-    for (let shard = 0; shard < EVENT_SHARDS; shard++) partitions.push(eventPartitionKey(pixelId, new Date(day).toISOString().slice(0, 10), shard));
-  }
-  const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, (partition) =>
-    // `SK BETWEEN from AND to` is [from, to): a key `<to>#<id>` sorts after the bare `<to>`.
-    queryAll({
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': partition, ':from': fromKey, ':to': toKey },
-      ProjectionExpression: 'SK, #event',
-      ExpressionAttributeNames: { '#event': 'event' },
-    }),
-  );
-  return (pages.flat() as Array<{ SK: string; event: string }>)
-    .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
-    .map((item) => JSON.parse(item.event) as StoredEvent);
+  return (await readEventPages(pixelId, daysBetween(from, to)))
+    .flatMap((page) => page.events)
+    .filter((event) => event.timestamp >= fromKey && event.timestamp < toKey)
+    .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
 }

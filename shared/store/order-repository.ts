@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
@@ -14,14 +14,17 @@ import { queryAll } from './query-all';
  * Items (see table-design.ts):
  * - order `PK=PIXEL#<pixelId>#ORDER#<orderId>`  `SK=ORDER`
  *         `GSI1PK=PIXEL#<pixelId>#ORDERS#<YYYY-MM>`  `GSI1SK=<orderDate>#<orderId>`
- *         { ...Order as attributes, fieldTimes, version }
+ *         { ...Order as attributes, fieldTimes, version, sources: JSON }
  *
  * By id for upserts (one partition per order, so a busy shop's writes spread); by order month
  * and date on GSI1 for the revenue queries, which read a date range month by month.
  *
- * No transactions: each order is a read-merge-write guarded by its `version`. A write that loses
- * a race re-reads and merges again; the merge is idempotent, so a retried request never applies
- * anything twice.
+ * An order is a function of its sources: every statement made about it (a purchase event, an
+ * imported line), each kept under a stable key, folded with the merge rules. A source replaces
+ * the one under the same key only when it comes earlier in the log (`pos`), so the stored order
+ * depends on which statements were made, never on the order or the number of times they were
+ * applied: a retry, a duplicate or a late projection changes nothing. Each write is a
+ * read-fold-write guarded by `version`; a write that loses a race re-reads and folds again.
  */
 const ORDER_SK = 'ORDER';
 const MAX_ATTEMPTS = 6;
@@ -31,23 +34,46 @@ const READ_CONCURRENCY = 4;
 const orderKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: ORDER_SK });
 export const ordersByMonthKey = (pixelId: string, month: string) => `PIXEL#${pixelId}#ORDERS#${month}`;
 
-export interface UpsertOrdersResult {
-  created: number;
-  updated: number;
-  /** Orders the updates left as they were (a retry, or a source older than what is stored). */
-  unchanged: number;
+/** One statement about an order, as the order keeps it. */
+export interface OrderSource {
+  /** Stable per statement: `event:<eventId>`, or `import:<hash of the line>`. */
+  key: string;
+  /** Log position of the statement; of two under one key the smaller wins. Imports use `import`. */
+  pos: string;
+  /** When the service received it: the order's `createdAt` is the earliest, `updatedAt` the latest. */
+  at: string;
+  update: OrderUpdate;
 }
 
 /**
- * Applies updates to their orders, creating the ones not stored yet. Updates of one order are
- * merged together, then written once.
+ * Takes back the statement under `key` if it came later in the log than `beforePos`: that
+ * delivery of an event lost to an earlier one, which says something else (or nothing) about
+ * this order. Idempotent; an order left without any statement is deleted.
  */
-export async function upsertOrders(pixelId: string, updates: readonly OrderUpdate[], options: { now?: Date } = {}): Promise<UpsertOrdersResult> {
-  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0 };
-  if (updates.length === 0) return result;
-  const now = options.now ?? new Date();
-  const byOrder = new Map<string, OrderUpdate[]>();
-  for (const update of updates) byOrder.set(update.orderId, [...(byOrder.get(update.orderId) ?? []), update]);
+export interface OrderRetraction {
+  orderId: string;
+  key: string;
+  beforePos: string;
+}
+
+export interface UpsertOrdersResult {
+  created: number;
+  updated: number;
+  /** Orders the sources left as they were (a retry, a duplicate, a statement already known). */
+  unchanged: number;
+  /** Every order the sources are about, as stored afterwards. */
+  orders: Order[];
+}
+
+/**
+ * Adds sources to their orders, creating the ones not stored yet; each order is written once.
+ */
+export async function upsertOrders(pixelId: string, sources: readonly OrderSource[], retractions: readonly OrderRetraction[] = []): Promise<UpsertOrdersResult> {
+  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0, orders: [] };
+  if (sources.length === 0 && retractions.length === 0) return result;
+  const byOrder = new Map<string, OrderSource[]>();
+  for (const retraction of retractions) byOrder.set(retraction.orderId, byOrder.get(retraction.orderId) ?? []);
+  for (const source of sources) byOrder.set(source.update.orderId, [...(byOrder.get(source.update.orderId) ?? []), source]);
 
   const stored = new Map(
     (await batchGet([...byOrder.keys()].map((orderId) => orderKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY })).map((item) => [
@@ -55,29 +81,59 @@ export async function upsertOrders(pixelId: string, updates: readonly OrderUpdat
       item,
     ]),
   );
-  const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderUpdates]) =>
-    applyUpdates(pixelId, orderId, orderUpdates, stored.get(orderId), now),
+  const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderSources]) =>
+    applySources(pixelId, orderId, orderSources, retractions.filter((retraction) => retraction.orderId === orderId), stored.get(orderId)),
   );
-  for (const outcome of outcomes) result[outcome]++;
+  for (const { outcome, order } of outcomes) {
+    result[outcome]++;
+    if (order) result.orders.push(order);
+  }
   return result;
 }
 
-async function applyUpdates(
+type StoredSources = Record<string, Omit<OrderSource, 'key'>>;
+
+async function applySources(
   pixelId: string,
   orderId: string,
-  updates: readonly OrderUpdate[],
+  sources: readonly OrderSource[],
+  retractions: readonly OrderRetraction[],
   firstRead: Record<string, unknown> | undefined,
-  now: Date,
-): Promise<keyof UpsertOrdersResult> {
+): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: Order | undefined }> {
   let item = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = item ? stateOf(item) : undefined;
-    let next = current;
-    for (const update of updates) next = mergeOrder(next, update, now);
-    if (!next) throw new Error('no update to apply');
-    if (current && fingerprint(current) === fingerprint(next)) return 'unchanged';
-    next.order.updatedAt = now.toISOString();
-    const version = current ? (item!.version as number) : 0;
+    const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
+    const merged: StoredSources = { ...known };
+    let changed = false;
+    for (const { key, beforePos } of retractions) {
+      const current = merged[key];
+      if (current !== undefined && current.pos > beforePos) {
+        delete merged[key];
+        changed = true;
+      }
+    }
+    for (const { key, ...source } of sources) {
+      const current = merged[key];
+      if (current === undefined || source.pos < current.pos) {
+        merged[key] = source;
+        changed = true;
+      }
+    }
+    if (!changed) return { outcome: 'unchanged', order: item ? stateOf(item).order : undefined };
+    const version = item ? (item.version as number) : 0;
+    const versionCondition = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
+    if (Object.keys(merged).length === 0) {
+      // Only taken-back statements were left: the order never existed.
+      try {
+        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: orderKey(pixelId, orderId), ...versionCondition }));
+        return { outcome: 'updated', order: undefined };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+        item = await readItem(pixelId, orderId);
+        continue;
+      }
+    }
+    const next = foldSources(merged);
     try {
       await documentClient.send(
         new PutCommand({
@@ -88,20 +144,39 @@ async function applyUpdates(
             GSI1SK: `${next.order.orderDate}#${orderId}`,
             ...next.order,
             fieldTimes: next.fieldTimes,
+            sources: JSON.stringify(merged),
             version: version + 1,
           },
-          ...(current
-            ? { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
         }),
       );
-      return current ? 'updated' : 'created';
+      const outcome = !item ? 'created' : fingerprint(stateOf(item)) === fingerprint(next) ? 'unchanged' : 'updated';
+      return { outcome, order: next.order };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
       item = await readItem(pixelId, orderId);
     }
   }
   throw new RetryableFault(`Order ${orderId} kept changing under concurrent writes`);
+}
+
+/**
+ * The order its sources describe: merged in a fixed order (time received, then position), so the
+ * result is the same whatever order they arrived in.
+ */
+export function foldSources(sources: StoredSources): OrderState {
+  const ordered = Object.entries(sources).sort(([keyA, a], [keyB, b]) =>
+    a.at < b.at ? -1 : a.at > b.at ? 1 : a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : keyA < keyB ? -1 : keyA > keyB ? 1 : 0,
+  );
+  let state: OrderState | undefined;
+  let latest = '';
+  for (const [, source] of ordered) {
+    state = mergeOrder(state, source.update, new Date(source.at));
+    if (source.at > latest) latest = source.at;
+  }
+  if (!state) throw new Error('an order needs at least one source');
+  state.order.updatedAt = new Date(latest).toISOString();
+  return state;
 }
 
 async function readItem(pixelId: string, orderId: string): Promise<Record<string, unknown> | undefined> {
@@ -138,7 +213,7 @@ export async function readOrders(pixelId: string, from: Date, to: Date): Promise
 }
 
 function stateOf(item: Record<string, unknown>): OrderState {
-  const { PK: _pk, SK: _sk, GSI1PK: _gsiPk, GSI1SK: _gsiSk, fieldTimes, version: _version, ...order } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _gsiPk, GSI1SK: _gsiSk, fieldTimes, version: _version, sources: _sources, ...order } = item;
   return { order: orderSchema.parse(order), fieldTimes: (fieldTimes ?? {}) as FieldTimes };
 }
 

@@ -1,12 +1,15 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountUpdatedDetail } from '../events/account-updated';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
 import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
 import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { newEventId } from '../tracking/event-id';
+import { pendingAttributes } from './pending-index';
 import { queryAll } from './query-all';
 
 /**
@@ -23,6 +26,10 @@ export interface VersionedOrderSettings {
   version: number;
   /** The `changeId` of the write that stored this version. */
   changeId: string | undefined;
+  /** Events of committed writes not published yet (the outbox), oldest first. */
+  outbox: AccountUpdatedDetail[];
+  /** Bumped whenever the consumer takes published events out: a write carrying a stale outbox fails. */
+  outboxRev: number;
 }
 
 export class ConcurrentUpdateError extends RetryableFault {
@@ -32,9 +39,15 @@ export class ConcurrentUpdateError extends RetryableFault {
 }
 
 const CHUNK_BYTES = 300_000;
+/**
+ * Unpublished events a head may carry: ~250 bytes each, so the outbox stays within the room the
+ * inline chunk leaves under DynamoDB's 400 KB. Reached only when publishing has been failing for
+ * a long time; a write is then refused (503, nothing stored) rather than an event dropped.
+ */
+export const MAX_OUTBOX = 200;
 const HEAD_SK = 'ORDER_SETTINGS';
 const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
-const pk = (pixelId: string) => `PIXEL#${pixelId}`;
+export const pk = (pixelId: string) => `PIXEL#${pixelId}`;
 const chunkSk = (version: number, writeId: string, index: number) =>
   `${CHUNK_SK_PREFIX}${String(version).padStart(12, '0')}#${writeId}#${String(index).padStart(4, '0')}`;
 const versionOfChunkSk = (sk: string) => Number(sk.slice(CHUNK_SK_PREFIX.length).split('#')[0]);
@@ -64,7 +77,59 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
     settings: orderSettingsSchema.parse(JSON.parse(json)),
     version: head.version as number,
     changeId: head.changeId as string | undefined,
+    outbox: outboxOf(head),
+    outboxRev: (head.outboxRev as number | undefined) ?? 0,
   };
+}
+
+/**
+ * The outbox: the events a write must cause travel in the same conditional PutItem as the write
+ * itself, on the head item, which then sits in the pending index until the consumer has published
+ * them. A write carries forward the events still pending on the version it replaces, so no
+ * committed write's event is lost however quickly writes follow each other.
+ */
+export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] {
+  return typeof head.outbox === 'string' ? (JSON.parse(head.outbox) as AccountUpdatedDetail[]) : [];
+}
+
+export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK === HEAD_SK && typeof item.PK === 'string';
+
+/**
+ * Takes published events out of the head's outbox (and the head out of the pending index once
+ * the outbox is empty). Conditional on the head not having changed since it was read; a write
+ * that committed meanwhile carried the events forward, so they are taken out of its outbox too.
+ * Bumping `outboxRev` makes a write that read the outbox before this fail and re-read, so it
+ * cannot carry a published event forward again. If this gives up, the events stay pending and
+ * are published again under the same eventIds, which subscribers deduplicate.
+ */
+export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: HEAD_SK }, ConsistentRead: true }));
+    if (!head) return;
+    const outbox = outboxOf(head);
+    const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
+    if (remaining.length === outbox.length) return;
+    const rev = head.outboxRev as number | undefined;
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: pk(pixelId), SK: HEAD_SK },
+          UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
+          ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
+          ExpressionAttributeValues: {
+            ':version': head.version,
+            ':next': (rev ?? 0) + 1,
+            ...(rev === undefined ? {} : { ':rev': rev }),
+            ...(remaining.length === 0 ? {} : { ':outbox': JSON.stringify(remaining) }),
+          },
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+    }
+  }
 }
 
 /**
@@ -78,8 +143,17 @@ export async function saveOrderSettings(
   settings: OrderSettings,
   expectedVersion: number | undefined,
   updatedAt: Date,
-  changeId: string = randomUUID(),
+  write: {
+    /** Stored with the version, so a caller whose write got no answer can read whether it landed. */
+    changeId?: string;
+    /** The events this write must cause plus those still pending on the version it replaces. */
+    outbox?: readonly AccountUpdatedDetail[];
+    /** The `outboxRev` read with `expectedVersion`. */
+    outboxRev?: number;
+  } = {},
 ): Promise<number> {
+  const { changeId = randomUUID(), outbox = [], outboxRev = 0 } = write;
+  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`Order settings of pixel ${pixelId} have ${outbox.length} unpublished events; retry once they are published`);
   const version = (expectedVersion ?? 0) + 1;
   const writeId = randomUUID();
   const blob = gzipSync(JSON.stringify(settings));
@@ -103,9 +177,13 @@ export async function saveOrderSettings(
           chunkCount: chunks.length,
           data: chunks[0],
           updatedAt: updatedAt.toISOString(),
+          outboxRev,
+          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
         },
-        ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected',
-        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion } }),
+        // The outbox read with the version must still be the head's: see clearOutbox.
+        ConditionExpression:
+          expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',
+        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion, ':outboxRev': outboxRev } }),
       }),
     );
   } catch (error) {

@@ -6,7 +6,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *
  * Item families (partition key / sort key):
  * - API key:          `APIKEY#<sha256>` / `APIKEY`; GSI1 lists a pixel's keys, GSI2 finds one by apiKeyPk
- * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head) and
+ * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head, with the `outbox` until published) and
  *                     `PIXEL#<pixelId>` / `ORDER_SETTINGS#<version>#<n>` (overflow chunks)
  * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import)
  *                     and `PIXEL#<pixelId>#ADS` / `AD#<platform>#<adId>` (metadata, JSON in `ad`);
@@ -20,20 +20,23 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     members as attributes, `configuration` as JSON text (≤ 256 KiB), `version` for
  *                     conditional updates, `createdByApiKeyPk`/`updatedByApiKeyPk` for audit (never
  *                     returned); the list is one Query projecting the summary, a view one GetItem
- * - Tracking events:  `PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard 0-3>` / `<timestamp ISO>#<eventId>`
- *                     (`event`: JSON; `name`, `eventId`, `timestamp`); a time range is one Query per
- *                     UTC day and shard with SK BETWEEN two instants (event-repository.ts)
- * - Event id markers: `PIXEL#<pixelId>#EVID#<eventId>` / `EVID` (where that client id's event is
- *                     stored), claimed with attribute_not_exists: one event per client eventId
- * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `version`); GSI1
- *                     `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
+ * - Ingestion log:    `PIXEL#<pixelId>#LOG` / `<entryId ULID>`, one item per accepted request (events
+ *                     gzipped in `data`), pending until projected (log-repository.ts)
+ * - Event pages:      `PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard 0-3>` / `<entryId>`: one entry's events
+ *                     of one UTC day, gzipped, with a `superseded` set (event-repository.ts)
+ * - Event id markers: `PIXEL#<pixelId>#EVID#<eventId>` / `EVID`: which delivery of a client eventId
+ *                     is the stored one (first in the log) and where it is
+ * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `sources`, `version`);
+ *                     GSI1 `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
  *                     pixel's orders by order date (order-repository.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
+ * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order-settings heads
+ *                     with an outbox, until the pipeline consumer has handled them (pending-index.ts)
  *
- * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
- * after it. Deletion is late (and never happens on dynalite), so readers treat an item whose
- * `ttl` has passed as absent.
+ * `ttl` (epoch seconds) is the table's time-to-live attribute, on projected log entries, event
+ * pages, markers and idempotency keys: DynamoDB deletes an item some time after it. Deletion is
+ * late (and never happens on dynalite), so readers treat an item whose `ttl` has passed as absent.
  */
 export const TTL_ATTRIBUTE = 'ttl';
 

@@ -1,8 +1,5 @@
 import { RetryableFault } from '../faults';
-import { orderUpdateFromEvent } from '../orders/order-updates';
-import { storeEvents } from '../store/event-repository';
-import { upsertOrders } from '../store/order-repository';
-import type { OrderUpdate } from '../orders/order';
+import { appendLogEntry } from '../store/log-repository';
 import { newEventId } from './event-id';
 import type { IngestRequest } from './parse-ingest-body';
 import { toStoredEvent } from './stored-event';
@@ -10,11 +7,12 @@ import { toStoredEvent } from './stored-event';
 export type IngestResponse = { success: true; eventsIngested: number } | { success: true; eventId: string };
 
 /**
- * Stores a validated request's events, then lets its purchase events update their orders.
- * All or nothing from the client's point of view: a 200 means every event is stored; any storage
- * failure is a retryable fault (503), and retrying the same request completes it. Events sent
- * with an `eventId` are stored once however often they are retried; events without one get a
- * fresh id on every delivery, so a retry may store them twice.
+ * Accepts a validated request: gives every event its id (the client's `eventId`, else a ULID),
+ * hashes identities, and appends the batch to the ingestion log with one write. A 200 means that
+ * write is durable; events, orders and read models follow from the log (shared/pipeline). Any
+ * storage failure is a retryable fault (503): nothing was accepted, or, if the write did land,
+ * the retry's client eventIds are stored once anyway. Events without an `eventId` get a fresh id
+ * on every delivery, so a retry may store them twice.
  */
 export async function ingestEvents(pixelId: string, request: IngestRequest, receivedAt: Date): Promise<IngestResponse> {
   const events = request.events.map((input) =>
@@ -25,11 +23,9 @@ export async function ingestEvents(pixelId: string, request: IngestRequest, rece
     }),
   );
   try {
-    const stored = await storeEvents(pixelId, events);
-    const orderUpdates = stored.map(orderUpdateFromEvent).filter((update): update is OrderUpdate => update !== undefined);
-    await upsertOrders(pixelId, orderUpdates, { now: receivedAt });
+    await appendLogEntry({ pixelId, entryId: newEventId(receivedAt), acceptedAt: receivedAt.toISOString(), events });
   } catch (error) {
-    // The request was valid and every step is safe to repeat, so whatever failed here, a retry is
+    // The request was valid and appending is safe to repeat, so whatever failed here, a retry is
     // the right answer; the cause is logged by the error responder, never shown.
     throw new RetryableFault('Storing the events failed', { cause: error });
   }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageView, purchaseEvent } from '../support/event-fixtures';
-import { call, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
+import { call, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
 
 const PATH = '/tr/api/events';
 const EMAIL = 'E2E.Shopper@Example.org';
@@ -45,9 +46,19 @@ async function allItems(): Promise<Array<Record<string, any>>> {
   return items;
 }
 
-const eventItemsOf = async (pixelId: string) => (await allItems()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#EV#`));
+/** The pixel's stored events, unpacked from their pages, once the pipeline has projected everything accepted. */
+async function storedEventsOf(pixelId: string): Promise<Array<Record<string, any>>> {
+  await pipelineDrained(server);
+  return (await allItems())
+    .filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#EV#`) && item.data)
+    .flatMap((page) => {
+      const superseded = (page.superseded as Set<string> | undefined) ?? new Set();
+      return (JSON.parse(gunzipSync(page.data).toString('utf8')) as Array<Record<string, any>>).filter((event) => !superseded.has(event.eventId));
+    });
+}
 
 async function orderOf(pixelId: string, orderId: string) {
+  await pipelineDrained(server);
   const { Item } = await store.send(new GetCommand({ TableName: TABLE, Key: { PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: 'ORDER' } }));
   return Item;
 }
@@ -67,7 +78,7 @@ describe('POST /tr/api/events through the local server', () => {
     const single = await call(server, 'POST', PATH, { headers, body: pageView() });
     expect(single).toMatchObject({ status: 200, body: { success: true, eventId: expect.stringMatching(/^[0-9A-Z]{26}$/) } });
     expect(single.headers.get('x-request-id')).toBeTruthy();
-    expect(await eventItemsOf('px_events')).toHaveLength(3);
+    expect(await storedEventsOf('px_events')).toHaveLength(3);
   });
 
   it('answers a body over 128 KB with 413 in the events envelope', async () => {
@@ -94,7 +105,7 @@ describe('POST /tr/api/events through the local server', () => {
         ],
       },
     });
-    expect((await eventItemsOf('px_events')).map((item) => item.eventId)).not.toContain('never-1');
+    expect((await storedEventsOf('px_events')).map((event) => event.eventId)).not.toContain('never-1');
   });
 
   it('answers 401 and 403 in the events envelope', async () => {
@@ -110,20 +121,60 @@ describe('POST /tr/api/events through the local server', () => {
     const key = await mintKey(server, 'px_twice', 'events:write');
     const twiceHeaders = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_twice' };
     for (let i = 0; i < 2; i++) expect((await call(server, 'POST', PATH, { headers: twiceHeaders, body: { events } })).body).toEqual({ success: true, eventsIngested: 100 });
-    expect(await eventItemsOf('px_twice')).toHaveLength(100);
+    expect(await storedEventsOf('px_twice')).toHaveLength(100);
   });
 
   it('keeps emails and phones out of the store and the server output', async () => {
     await call(server, 'POST', PATH, { headers, body: { events: [purchaseEvent({ eventId: 'pii', user: { emails: [EMAIL], phones: [PHONE] }, data: { orderId: 'pii-order', value: 10, currency: 'EUR' } })] } });
     await call(server, 'POST', PATH, { headers, body: { events: [purchaseEvent({ user: { emails: [EMAIL, 'broken'] } })] } });
 
-    const table = JSON.stringify(await allItems());
+    await pipelineDrained(server);
+    const table = JSON.stringify(await allItems(), (_key, value) => (value instanceof Uint8Array && value[0] === 0x1f && value[1] === 0x8b ? gunzipSync(value).toString('utf8') : value));
     for (const raw of [EMAIL, EMAIL.toLowerCase(), PHONE, '+33612345678']) {
       expect(table).not.toContain(raw);
       expect(server.output()).not.toContain(raw);
     }
     expect(table).toContain(sha256(EMAIL.toLowerCase()));
     expect((await orderOf('px_events', 'pii-order'))?.customer).toEqual({ emailHashes: [sha256(EMAIL.toLowerCase())], phoneHashes: [sha256('+33612345678')], userIds: [] });
+  });
+});
+
+describe('events posted, then read back through the order store once the drain has projected them', () => {
+  it('projects purchases, duplicates and retries into one order, exactly as sent once', async () => {
+    const key = await mintKey(server, 'px_flow', 'events:write');
+    const flowHeaders = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_flow' };
+    const paid = purchaseEvent({ eventId: 'flow-paid', timestamp: '2026-03-10T09:00:00Z', data: { orderId: 'flow-1', value: 40, currency: 'EUR' } });
+    const refunded = {
+      name: 'purchase',
+      eventId: 'flow-refund',
+      timestamp: '2026-03-10T10:00:00Z',
+      data: { orderId: 'flow-1', financialStatus: 'refunded', refunds: [{ amount: 40, processedAt: '2026-03-10T10:00:00Z' }] },
+    };
+    // The refund arrives first, the paid event twice (a retry), one of them inside a batch with the refund again.
+    for (const body of [refunded, { events: [paid, refunded] }, paid]) {
+      expect((await call(server, 'POST', PATH, { headers: flowHeaders, body })).status).toBe(200);
+    }
+
+    expect(await orderOf('px_flow', 'flow-1')).toMatchObject({ value: 40, currency: 'EUR', financialStatus: 'refunded', refunds: [{ amount: 40 }] });
+    expect((await storedEventsOf('px_flow')).map((event) => event.eventId).sort()).toEqual(['flow-paid', 'flow-refund']);
+  });
+});
+
+describe('npm run rebuild-read-models', () => {
+  it('replays the pixel’s stored events and orders, and names an unknown read model', async () => {
+    await pipelineDrained(server);
+    const rebuild = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', 'bin/rebuild-read-models.ts', ...args], { env: server.env }, (error, stdout, stderr) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+        });
+      });
+    const all = await rebuild('--pixel', 'px_flow', '--from', '2026-03-01', '--to', '2026-03-31');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^Replayed 2 events \(\d+ log entries\) and 1 orders of pixel px_flow through /);
+    const unknown = await rebuild('--pixel', 'px_flow', '--projector', 'no-such-model');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("No read model is named 'no-such-model'");
   });
 });
 

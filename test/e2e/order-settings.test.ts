@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, eventLines, keysCli, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
+import { call, eventLines, keysCli, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
 import { validSettings } from '../support/order-settings-fixtures';
 
 const PATH = '/accounts/api/account/settings/order';
@@ -89,6 +89,7 @@ describe('replace then read order settings', () => {
   });
 
   it('round-trips, keeps createdAt across PUTs, deletes absent filters, and logs one event per change', async () => {
+    await pipelineDrained(server);
     const eventsBefore = eventLines(server).length;
 
     // First PUT: two filters, ids assigned by the server.
@@ -110,13 +111,15 @@ describe('replace then read order settings', () => {
     // Third PUT: an empty list deletes every filter.
     const third = await call(server, 'PUT', PATH, { headers: as(writer.apiKey), body: validSettings({ exclusionFilters: [] }) });
     expect(third.body.orderSettings.exclusionFilters).toEqual([]);
+    await pipelineDrained(server);
 
-    const events = eventLines(server).slice(eventsBefore);
+    // Delivery is at least once: what a subscriber sees, deduplicated on eventId, is one event per PUT.
+    const events = [...new Map(eventLines(server).slice(eventsBefore).map((event) => [event.detail.eventId, event])).values()];
     expect(events).toHaveLength(3);
     for (const event of events) {
       expect(event).toMatchObject({
         'detail-type': 'accountUpdated',
-        detail: { pixelId: 'px_e2e', actor: `cli:${writer.apiKeyPk}`, change: { kind: 'orderSettings' } },
+        detail: { eventId: expect.stringMatching(/^px_e2e:orderSettings:\d+$/), pixelId: 'px_e2e', actor: `cli:${writer.apiKeyPk}`, change: { kind: 'orderSettings' } },
       });
     }
   });
@@ -155,6 +158,7 @@ describe('every rejected PUT leaves the stored settings and the event log as the
     // Prepare: a known stored state.
     await call(server, 'PUT', PATH, { headers: as(writer.apiKey), body: validSettings() });
     const before = (await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body;
+    await pipelineDrained(server);
     const eventsBefore = eventLines(server).length;
 
     // Act
@@ -167,6 +171,7 @@ describe('every rejected PUT leaves the stored settings and the event log as the
       errors: expect.arrayContaining([{ message: expect.any(String), key: expect.any(String), path: expect.any(Array) }]),
     });
     expect((await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body).toEqual(before);
+    await pipelineDrained(server);
     expect(eventLines(server)).toHaveLength(eventsBefore);
   });
 });

@@ -11,6 +11,7 @@ import { getOrder, readOrders } from '../../shared/store/order-repository';
 import { apiEvent, invoke } from '../support/api-event';
 import { wholeTableText } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
+import { drainPipeline } from '../support/pipeline';
 
 const dir = mkdtempSync(join(tmpdir(), 'import-orders-'));
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -105,6 +106,7 @@ describe('importing an order export', () => {
         now: new Date('2026-03-25T10:00:01Z'),
       }),
     );
+    await drainPipeline();
 
     // The export is older (updatedAt before the event): it fills what the event did not say and overrides nothing.
     const path = ndjson('merge.ndjson', [order({ orderId: 'm-1', value: 45, tags: ['old'], updatedAt: '2026-03-24T00:00:00Z', customer: { emails: ['buyer@example.com'] } })]);
@@ -117,7 +119,7 @@ describe('importing an order export', () => {
       paymentGateway: 'adyen',
       financialStatus: 'partially_refunded',
       orderDate: '2026-03-01T10:00:00.000Z',
-      customer: { emailHashes: [sha256('live@example.com'), sha256('buyer@example.com')] },
+      customer: { emailHashes: expect.arrayContaining([sha256('live@example.com'), sha256('buyer@example.com')]) },
     });
   });
 

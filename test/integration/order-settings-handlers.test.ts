@@ -6,7 +6,11 @@ import { handler as putOrderSettings } from '../../functions/accounts/put-order-
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { apiEvent, invoke } from '../support/api-event';
 import { recordedEvents, useFreshTable } from '../support/fresh-table';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { consumePending } from '../../shared/pipeline/consumer';
+import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { validSettings } from '../support/order-settings-fixtures';
+import { drainPipeline } from '../support/pipeline';
 
 const PATH = '/accounts/api/account/settings/order';
 
@@ -37,10 +41,17 @@ describe('order settings handlers (real SDK, dynalite, local EventBridge)', () =
       createdAt: requestTime.toISOString(),
       updatedAt: requestTime.toISOString(),
     });
+    await drainPipeline();
     expect(recordedEvents('px_handlers')).toEqual([
       expect.objectContaining({
         'detail-type': 'accountUpdated',
-        detail: { pixelId: 'px_handlers', actor: `cli:${client.apiKeyPk}`, change: { kind: 'orderSettings' }, occurredAt: requestTime.toISOString() },
+        detail: {
+          eventId: 'px_handlers:orderSettings:1',
+          pixelId: 'px_handlers',
+          actor: `cli:${client.apiKeyPk}`,
+          change: { kind: 'orderSettings' },
+          occurredAt: requestTime.toISOString(),
+        },
       }),
     ]);
   });
@@ -62,25 +73,52 @@ describe('order settings handlers (real SDK, dynalite, local EventBridge)', () =
     const stored = (await client.get()).body!.orderSettings;
     expect(stored.exclusionFilters[0]).toMatchObject({ id: kept.id, createdAt: kept.createdAt });
     expect(responses.map((r) => JSON.stringify(r.body!.orderSettings))).toContain(JSON.stringify(stored));
-    expect(recordedEvents('px_race')).toHaveLength(1 + racers.length);
+    await drainPipeline();
+    // One event per committed write, each version once.
+    expect(recordedEvents('px_race').map((event) => event.detail.eventId).sort()).toEqual(
+      Array.from({ length: 1 + racers.length }, (_, i) => `px_race:orderSettings:${i + 1}`).sort(),
+    );
   });
 
-  it('answers 503 when EventBridge fails the entry, keeps the settings, and a retry publishes', async () => {
+  it('emits one event per committed write under a stable id, whatever PutEvents does, and none for a rejected PUT', async () => {
     // No emulator produces partial failures, so the fault is injected at the EventBridge client.
     const client = await clientFor('px_publish_fault');
     const eventBridge = mockClient(EventBridgeClient);
     try {
       eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
-      const failed = await client.put(validSettings({ countPendingOrders: true }));
-      expect(failed.status).toBe(503);
-      expect(failed.headers['retry-after']).toBe('1');
+      const stored = await client.put(validSettings({ countPendingOrders: true }));
+      expect(stored.status).toBe(200);
+      expect((await client.put({ countPendingOrders: 'yes' })).status).toBe(400);
+      await expect(drainPipeline()).rejects.toThrow(/failed to project/);
       expect((await client.get()).body!.orderSettings.countPendingOrders).toBe(true);
 
       eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
-      expect((await client.put(validSettings({ countPendingOrders: true }))).status).toBe(200);
-      expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(2);
+      await drainPipeline();
+      await drainPipeline();
+      const published = eventBridge.commandCalls(PutEventsCommand).map((call) => JSON.parse(call.args[0].input.Entries![0]!.Detail!));
+      // Tried twice (the failure, then the success), under one id; nothing for the rejected PUT.
+      expect(published.map((detail) => detail.eventId)).toEqual(['px_publish_fault:orderSettings:1', 'px_publish_fault:orderSettings:1']);
     } finally {
       eventBridge.restore();
     }
+  });
+
+  it('publishes each event once when a write commits between a publish and its clearing', async () => {
+    const client = await clientFor('px_between');
+    await client.put(validSettings({ countPendingOrders: true }));
+    // The consumer holds the image of version 1 (as a stream record would) while version 2 commits.
+    const { Item: staleHead } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: 'PIXEL#px_between', SK: 'ORDER_SETTINGS' } }));
+    await client.put(validSettings({ countPendingOrders: false }));
+    await consumePending([staleHead!]);
+    await drainPipeline();
+    expect(recordedEvents('px_between').map((event) => event.detail.eventId)).toEqual(['px_between:orderSettings:1', 'px_between:orderSettings:2']);
+  });
+
+  it('carries an unpublished event forward when the next write comes first, so both are emitted', async () => {
+    const client = await clientFor('px_carry');
+    await client.put(validSettings({ countPendingOrders: true }));
+    await client.put(validSettings({ countPendingOrders: false }));
+    await drainPipeline();
+    expect(recordedEvents('px_carry').map((event) => event.detail.eventId)).toEqual(['px_carry:orderSettings:1', 'px_carry:orderSettings:2']);
   });
 });

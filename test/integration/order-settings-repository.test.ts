@@ -42,8 +42,8 @@ describe('order settings repository (real SDK, dynalite)', () => {
 
   it('stores a version and reads back exactly what it stored', async () => {
     const settings = settingsFrom(validSettings());
-    const version = await saveOrderSettings('px_roundtrip', settings, undefined, NOW, 'change-1');
-    expect(await loadOrderSettings('px_roundtrip')).toEqual({ settings, version: 1, changeId: 'change-1' });
+    const version = await saveOrderSettings('px_roundtrip', settings, undefined, NOW, { changeId: 'change-1' });
+    expect(await loadOrderSettings('px_roundtrip')).toEqual({ settings, version: 1, changeId: 'change-1', outbox: [], outboxRev: 0 });
     expect(version).toBe(1);
   });
 
@@ -55,7 +55,7 @@ describe('order settings repository (real SDK, dynalite)', () => {
 
     await expect(saveOrderSettings('px_race', first, 1, NOW)).rejects.toBeInstanceOf(ConcurrentUpdateError);
     await expect(saveOrderSettings('px_new', first, 3, NOW)).rejects.toBeInstanceOf(ConcurrentUpdateError);
-    expect(await loadOrderSettings('px_race')).toMatchObject({ settings: winner, version: 2 });
+    expect(await loadOrderSettings('px_race')).toMatchObject({ settings: winner, version: 2, outbox: [], outboxRev: 0 });
   });
 
   it('stores the largest document the spec allows, beyond the 400 KB item limit, and reads it back whole', async () => {

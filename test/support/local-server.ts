@@ -1,3 +1,4 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,4 +51,36 @@ export async function call(server: RunningServer, method: string, path: string, 
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * Waits until the server's pipeline has nothing pending (its drain projected every accepted
+ * request and published every outbox), polling the pending index of its store. Bounded: throws
+ * after `timeoutMs`, so a stuck pipeline fails the test instead of hanging it.
+ */
+export async function pipelineDrained(server: RunningServer, timeoutMs = 15_000): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${server.env.DYNAMODB_PORT}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const pending = await client.send(
+        new ScanCommand({
+          TableName: 'merchant-analytics-local',
+          IndexName: 'GSI2',
+          FilterExpression: 'begins_with(GSI2PK, :pending)',
+          ExpressionAttributeValues: { ':pending': { S: 'PENDING#' } },
+          Select: 'COUNT',
+        }),
+      );
+      if ((pending.Count ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error(`${pending.Count} item(s) still pending after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    client.destroy();
+  }
 }

@@ -22,6 +22,7 @@ const eventBridge = mockClient(EventBridgeClient);
 afterEach(() => eventBridge.reset());
 
 const detail = {
+  eventId: 'px_1:orderSettings:3',
   pixelId: 'px_1',
   actor: 'cli:ak_0123',
   change: { kind: 'orderSettings' as const },

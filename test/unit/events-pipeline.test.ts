@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -135,7 +136,7 @@ describe('the events error envelope', () => {
   });
 
   it('answers a storage fault with a retryable 503 carrying the request id and no internals', async () => {
-    dynamo.on(BatchWriteCommand).rejects(Object.assign(new Error('arn:aws:dynamodb:secret throttled'), { name: 'ProvisionedThroughputExceededException' }));
+    dynamo.on(PutCommand).rejects(Object.assign(new Error('arn:aws:dynamodb:secret throttled'), { name: 'ProvisionedThroughputExceededException' }));
     const response = await post({ events: [pageView()] });
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
@@ -162,6 +163,17 @@ describe('success', () => {
     expect((await post({ events: [pageView(), pageView(), pageView({ eventId: 'client-1' })] })).body).toEqual({ success: true, eventsIngested: 3 });
     expect((await post(pageView({ eventId: 'client-2' }))).body).toEqual({ success: true, eventId: 'client-2' });
     expect((await post(pageView())).body).toEqual({ success: true, eventId: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/) });
+  });
+
+  it('accepts with one write, the log entry, holding the hashed events and nothing raw', async () => {
+    await post({ events: [pageView({ eventId: 'one', user: { emails: ['Raw.Person@example.com'] } }), pageView()] });
+    const writes = storageCalls();
+    expect(writes).toHaveLength(1);
+    const item = (writes[0]!.args[0] as PutCommand).input.Item!;
+    expect(item).toMatchObject({ PK: 'PIXEL#px_1#LOG', kind: 'events', count: 2, GSI2PK: expect.stringMatching(/^PENDING#[0-7]$/) });
+    const events = JSON.parse(gunzipSync(item.data as Uint8Array).toString('utf8'));
+    expect(events.map((event: { eventId: string }) => event.eventId)).toEqual(['one', expect.stringMatching(/^[0-9A-Z]{26}$/)]);
+    expect(JSON.stringify(events)).not.toMatch(/raw\.person/i);
   });
 });
 

@@ -1,0 +1,95 @@
+import { logger } from '../config/logger';
+import { PENDING_SHARDS, pendingPartition } from '../store/pending-index';
+import { documentClient, tableName } from '../store/dynamo-client';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { consumePending } from './consumer';
+import type { ProjectOptions } from './project-log-entries';
+
+/**
+ * The local stand-in for the stream trigger: polls each shard of the pending index and hands what
+ * it finds to the same consumer Lambda runs. Each shard is worked in sequence (one pixel's entries
+ * are never projected twice at once); the shards run side by side. A shard that had work is polled
+ * again at once; an empty one after `intervalMs`, which bounds the added lag.
+ */
+export const DRAIN_BATCH = 50;
+
+/** One pass over one shard: the oldest pending items, up to `limit`. Returns how many it consumed. */
+export async function drainShard(shard: number, options: ProjectOptions & { limit?: number } = {}): Promise<{ done: number; failed: number }> {
+  const { Items = [] } = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': pendingPartition(shard) },
+      Limit: options.limit ?? DRAIN_BATCH,
+    }),
+  );
+  if (Items.length === 0) return { done: 0, failed: 0 };
+  const result = await consumePending(Items, options);
+  return { done: result.done, failed: result.failed.length };
+}
+
+/**
+ * Consumes everything pending, shard after shard, until the index is empty: for tests, the
+ * import and the rebuild CLI. Throws when an item keeps failing.
+ */
+export async function drainAll(options: ProjectOptions & { maxPasses?: number } = {}): Promise<number> {
+  let total = 0;
+  for (let pass = 0; pass < (options.maxPasses ?? 1000); pass++) {
+    const results = await Promise.all(Array.from({ length: PENDING_SHARDS }, (_, shard) => drainShard(shard, options)));
+    const done = results.reduce((sum, r) => sum + r.done, 0);
+    const failed = results.reduce((sum, r) => sum + r.failed, 0);
+    total += done;
+    if (failed > 0) throw new Error(`${failed} pending item(s) failed to project`);
+    if (done === 0) return total;
+  }
+  throw new Error('The pending index did not empty');
+}
+
+export interface RunningDrain {
+  close(): Promise<void>;
+}
+
+/** Starts the polling loops; `close` stops them after the pass in flight. */
+export function startDrain(options: { intervalMs?: number } = {}): RunningDrain {
+  const intervalMs = options.intervalMs ?? 50;
+  let stopped = false;
+  const sleepers = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+  const loop = async (shard: number) => {
+    let backoff = intervalMs;
+    while (!stopped) {
+      try {
+        const { done, failed } = await drainShard(shard);
+        if (failed > 0) {
+          // A failing group is retried, with a growing pause so a persistent fault does not spin.
+          backoff = Math.min(backoff * 2, 5_000);
+          await sleep(backoff);
+        } else {
+          backoff = intervalMs;
+          if (done === 0) await sleep(intervalMs);
+        }
+      } catch (error) {
+        logger.error('The pending-index drain failed a pass; retrying', { error, shard });
+        await sleep(1_000);
+      }
+    }
+  };
+  const loops = Array.from({ length: PENDING_SHARDS }, (_, shard) => loop(shard));
+  return {
+    close: async () => {
+      stopped = true;
+      for (const wake of [...sleepers]) wake();
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { Order } from '../orders/order';
+import type { StoredEvent } from '../tracking/stored-event';
+
+/**
+ * The interface read models plug into (per-day rollups, the identity graph, touchpoints, costs).
+ *
+ * The consumer (consumer.ts) calls every registered projector for every batch it projects, after
+ * the events and orders of the batch are stored; `npm run import-orders` calls them for the orders
+ * it changed; `npm run rebuild-read-models` replays stored events and orders through them.
+ *
+ * The contract a projector must keep: its state is a function of the stored events and orders it
+ * has been shown, never of how often or in which order it was shown them. It is called again for
+ * entries it has seen (a retried batch, a crash after some projectors ran, a rebuild) and entries
+ * arrive in any order (concurrent requests, a redriven failure). Key what you write by something
+ * stable (`entryId`, `eventId`, `orderId`) and overwrite or take the union, never increment
+ * blindly: e.g. a daily rollup stores each entry's contribution under `<day>#<entryId>` and sums
+ * on read (or keeps a per-entry map it re-sums), so seeing an entry twice writes the same value.
+ *
+ * A projector that throws fails the batch: it is retried whole (every projector again), so each
+ * must tolerate being run after a partial run of itself.
+ */
+export interface Projector {
+  /** Stable, kebab-case; `npm run rebuild-read-models -- --projector <name>` selects by it. */
+  readonly name: string;
+  project(batch: ProjectionBatch): Promise<void>;
+}
+
+export interface ProjectionBatch {
+  pixelId: string;
+  entries: ProjectedEntry[];
+  /**
+   * Orders the batch touched, as stored after it: the whole merged order, not the change, so a
+   * projector can overwrite its copy. Orders are folded from all their sources, so this is the
+   * same whichever order entries arrive in.
+   */
+  orders: Order[];
+}
+
+export interface ProjectedEntry {
+  entryId: string;
+  acceptedAt: string;
+  /** The entry's events that are stored: first deliveries of their eventId, in entry order. */
+  events: StoredEvent[];
+  /**
+   * Deliveries of other entries this entry's events won over (the same eventId, later in the
+   * log, projected earlier): whatever a projector counted for them must be taken back.
+   */
+  superseded: Array<{ entryId: string; eventId: string }>;
+}

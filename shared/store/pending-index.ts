@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The pending index: items whose effects have not been projected yet carry `GSI2PK=PENDING#<shard>`
+ * and `GSI2SK=<ulid>` (a sparse slice of GSI2, whose other prefixes belong to API keys). The
+ * consumer removes both attributes once the item's effects are stored, so the index always holds
+ * exactly the backlog: locally the drain polls it, deployed the table's stream filters on it
+ * (NEW_IMAGE with a `PENDING#` GSI2PK) and an operator can read it to see a stuck backlog.
+ *
+ * The shard is a hash of the pixel: every pending item of one pixel is in one shard, so the local
+ * drain, which works each shard in sequence, never projects two entries of a pixel at once.
+ */
+export const PENDING_PREFIX = 'PENDING#';
+export const PENDING_SHARDS = 8;
+
+export function pendingShardOf(pixelId: string): number {
+  return (createHash('sha256').update(pixelId, 'utf8').digest()[0] as number) % PENDING_SHARDS;
+}
+
+export const pendingPartition = (shard: number) => `${PENDING_PREFIX}${shard}`;
+
+/** The attributes that put an item in the pending index. */
+export function pendingAttributes(pixelId: string, sortKey: string): { GSI2PK: string; GSI2SK: string } {
+  return { GSI2PK: pendingPartition(pendingShardOf(pixelId)), GSI2SK: sortKey };
+}

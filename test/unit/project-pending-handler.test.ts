@@ -1,0 +1,31 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const { consumePending } = vi.hoisted(() => ({ consumePending: vi.fn() }));
+vi.mock('../../shared/pipeline/consumer', () => ({ consumePending }));
+const { handler } = await import('../../functions/workers/project-pending');
+
+const record = (sequence: string, item: Record<string, unknown>): DynamoDBRecord => ({
+  eventName: 'INSERT',
+  dynamodb: { SequenceNumber: sequence, NewImage: marshall(item) as never },
+});
+
+describe('the stream consumer function', () => {
+  beforeEach(() => consumePending.mockReset());
+
+  it('hands the consumer the new images as plain items and reports no failure when all are done', async () => {
+    consumePending.mockResolvedValue({ done: 2, failed: [] });
+    const result = await handler({ Records: [record('100', { PK: 'PIXEL#a#LOG', SK: '1' }), record('200', { PK: 'PIXEL#b#LOG', SK: '2' })] });
+    expect(consumePending).toHaveBeenCalledWith([{ PK: 'PIXEL#a#LOG', SK: '1' }, { PK: 'PIXEL#b#LOG', SK: '2' }]);
+    expect(result).toEqual({ batchItemFailures: [] });
+  });
+
+  it('reports the earliest failed record, so Lambda retries from there', async () => {
+    consumePending.mockImplementation(async (items: Array<Record<string, unknown>> = []) => ({ done: 1, failed: items.filter((item) => item.PK === 'PIXEL#b#LOG') }));
+    const result = await handler({
+      Records: [record('300', { PK: 'PIXEL#a#LOG', SK: '1' }), record('1000', { PK: 'PIXEL#b#LOG', SK: '3' }), record('900', { PK: 'PIXEL#b#LOG', SK: '2' })],
+    });
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '900' }] });
+  });
+});
