@@ -94,6 +94,13 @@ export const routes = {
     scope: 'analytics:read',
     summary: 'List the filter-field catalog',
   },
+  query: {
+    method: 'POST',
+    path: '/db-mgmt/api/query',
+    handler: 'functions/db-mgmt/query.ts',
+    scope: 'analytics:read',
+    summary: 'Query measures over orders, events and ad spend, by time bucket and dimension',
+  },
   queryAds: {
     method: 'POST',
     path: '/db-mgmt/api/query-ads',

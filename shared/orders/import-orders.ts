@@ -2,6 +2,7 @@ import { formatPath, type ImportProblem, type ImportRejection } from '../import/
 import { toValidationIssues } from '../http/zod-issues';
 import { readJsonLines } from '../import/json-lines';
 import { upsertOrders } from '../store/order-repository';
+import { applyOrders } from '../store/query-read-models';
 import { orderImportSchema, type OrderUpdate } from './order';
 import { orderUpdateFromImport } from './order-updates';
 
@@ -42,6 +43,8 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
     if (batch.length === 0) return;
     const updates = batch.splice(0);
     const result = await upsertOrders(pixelId, updates);
+    // Read-model projection (query measures): moves to the ingestion consumer's projector list.
+    await applyOrders(pixelId, result.orders);
     summary.orders += updates.length;
     summary.created += result.created;
     summary.updated += result.updated;

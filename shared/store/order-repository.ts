@@ -36,6 +36,11 @@ export interface UpsertOrdersResult {
   updated: number;
   /** Orders the updates left as they were (a retry, or a source older than what is stored). */
   unchanged: number;
+  /**
+   * Every order the updates touched, as stored now with its version, unchanged ones included: a
+   * projection that crashed after the order was written is completed by the retry.
+   */
+  orders: Array<{ order: Order; version: number }>;
 }
 
 /**
@@ -43,7 +48,7 @@ export interface UpsertOrdersResult {
  * merged together, then written once.
  */
 export async function upsertOrders(pixelId: string, updates: readonly OrderUpdate[], options: { now?: Date } = {}): Promise<UpsertOrdersResult> {
-  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0 };
+  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0, orders: [] };
   if (updates.length === 0) return result;
   const now = options.now ?? new Date();
   const byOrder = new Map<string, OrderUpdate[]>();
@@ -58,7 +63,10 @@ export async function upsertOrders(pixelId: string, updates: readonly OrderUpdat
   const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderUpdates]) =>
     applyUpdates(pixelId, orderId, orderUpdates, stored.get(orderId), now),
   );
-  for (const outcome of outcomes) result[outcome]++;
+  for (const { outcome, order, version } of outcomes) {
+    result[outcome]++;
+    result.orders.push({ order, version });
+  }
   return result;
 }
 
@@ -68,14 +76,14 @@ async function applyUpdates(
   updates: readonly OrderUpdate[],
   firstRead: Record<string, unknown> | undefined,
   now: Date,
-): Promise<keyof UpsertOrdersResult> {
+): Promise<{ outcome: 'created' | 'updated' | 'unchanged'; order: Order; version: number }> {
   let item = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = item ? stateOf(item) : undefined;
     let next = current;
     for (const update of updates) next = mergeOrder(next, update, now);
     if (!next) throw new Error('no update to apply');
-    if (current && fingerprint(current) === fingerprint(next)) return 'unchanged';
+    if (current && fingerprint(current) === fingerprint(next)) return { outcome: 'unchanged', order: current.order, version: item!.version as number };
     next.order.updatedAt = now.toISOString();
     const version = current ? (item!.version as number) : 0;
     try {
@@ -95,7 +103,7 @@ async function applyUpdates(
             : { ConditionExpression: 'attribute_not_exists(PK)' }),
         }),
       );
-      return current ? 'updated' : 'created';
+      return { outcome: current ? 'updated' : 'created', order: next.order, version: version + 1 };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
       item = await readItem(pixelId, orderId);

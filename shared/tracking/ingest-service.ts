@@ -2,6 +2,7 @@ import { RetryableFault } from '../faults';
 import { orderUpdateFromEvent } from '../orders/order-updates';
 import { storeEvents } from '../store/event-repository';
 import { upsertOrders } from '../store/order-repository';
+import { applyEvents, applyOrders } from '../store/query-read-models';
 import type { OrderUpdate } from '../orders/order';
 import { newEventId } from './event-id';
 import type { IngestRequest } from './parse-ingest-body';
@@ -27,7 +28,10 @@ export async function ingestEvents(pixelId: string, request: IngestRequest, rece
   try {
     const stored = await storeEvents(pixelId, events);
     const orderUpdates = stored.map(orderUpdateFromEvent).filter((update): update is OrderUpdate => update !== undefined);
-    await upsertOrders(pixelId, orderUpdates, { now: receivedAt });
+    const orders = await upsertOrders(pixelId, orderUpdates, { now: receivedAt });
+    // Read-model projection (query measures): moves to the ingestion consumer's projector list.
+    await applyEvents(pixelId, stored);
+    await applyOrders(pixelId, orders.orders);
   } catch (error) {
     // The request was valid and every step is safe to repeat, so whatever failed here, a retry is
     // the right answer; the cause is logged by the error responder, never shown.

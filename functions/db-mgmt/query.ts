@@ -1,0 +1,11 @@
+import * as z from 'zod';
+import { routes } from '../../lib/routes';
+import { runQuery } from '../../shared/analytics/query-service';
+import { apiHandler } from '../../shared/http/api-handler';
+import { queryRequestSchema } from '../../shared/schemas/query-measures';
+
+/** POST an analytics query: measures over orders, events and ad spend, by time bucket and dimension. */
+export const handler = apiHandler(
+  { scope: routes.query.scope, schemas: { body: queryRequestSchema, query: z.strictObject({}) } },
+  async ({ body, principal }) => ({ body: await runQuery(principal.pixelId, body) }),
+);
