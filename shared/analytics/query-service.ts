@@ -1,15 +1,37 @@
-import { FxTable } from '../ads/fx-table';
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
+import { FxTable } from '../ads/fx-table';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import { firstCountedOrders } from '../orders/counting-rules';
+import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
-import { listAds, loadHourlyMetricsForAds, adKeyString } from '../store/ad-repository';
+import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
 import { readCustomerHistory, readEventFacts, readOrdersPlaced, readOrdersRefunded } from '../store/query-read-models';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
-import type { RangeData } from './query-data';
+import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { computeRange, familiesNeeded, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+
+/** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
+export interface QuerySource {
+  fxTable(pixelId: string): Promise<FxTable>;
+  ads(pixelId: string): Promise<readonly Ad[]>;
+  adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
+  ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  ordersRefunded(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
+  events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+}
+
+export const readModelSource: QuerySource = {
+  fxTable: loadFxTable,
+  ads: listAds,
+  adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
+  ordersPlaced: (pixelId, range) => readOrdersPlaced(pixelId, range.start, range.end),
+  ordersRefunded: (pixelId, range) => readOrdersRefunded(pixelId, range.start, range.end),
+  customerHistory: readCustomerHistory,
+  events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
+};
 
 /** Measures that read refunds; only they make a `refund_date` query read the refund-day items. */
 const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer'];
@@ -18,7 +40,7 @@ const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer'];
  * POST /db-mgmt/api/query: reads what the measures need for each range (in parallel, each range
  * on its own so a comparison a year back never reads the months between), then computes.
  */
-export async function runQuery(pixelId: string, request: QueryRequest) {
+export async function runQuery(pixelId: string, request: QueryRequest, source: QuerySource = readModelSource) {
   const spec: QuerySpec = {
     measures: request.measures,
     dimensions: request.dimensions,
@@ -30,13 +52,13 @@ export async function runQuery(pixelId: string, request: QueryRequest) {
   };
   const families = familiesNeeded(spec.measures);
   const [fx, ads] = await Promise.all([
-    families.has('orders') || families.has('channel') ? loadFxTable(pixelId) : new FxTable([]),
-    families.has('channel') ? listAds(pixelId) : [],
+    families.has('orders') || families.has('channel') ? source.fxTable(pixelId) : new FxTable([]),
+    families.has('channel') ? source.ads(pixelId) : [],
   ]);
   const channelFilter = filterForFamily(spec.filters, 'channel');
   const matchingAds = channelFilter ? ads.filter((ad) => evaluateFilter(channelFilter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : ads;
 
-  const load = (range: InstantRange) => loadRange(pixelId, spec, range, families, matchingAds);
+  const load = (range: InstantRange) => loadRange(source, pixelId, spec, range, families, matchingAds);
   const [primaryData, compareData] = await Promise.all([load(request.primaryRange), request.compareRange ? load(request.compareRange) : undefined]);
   const primary = computeRange(spec, request.primaryRange, primaryData, fx);
   const compare = request.compareRange && compareData ? computeRange(spec, request.compareRange, compareData, fx) : undefined;
@@ -44,22 +66,23 @@ export async function runQuery(pixelId: string, request: QueryRequest) {
 }
 
 async function loadRange(
+  source: QuerySource,
   pixelId: string,
   spec: QuerySpec,
   range: InstantRange,
   families: ReturnType<typeof familiesNeeded>,
-  ads: Awaited<ReturnType<typeof listAds>>,
+  ads: readonly Ad[],
 ): Promise<RangeData> {
   const wantsOrders = families.has('orders');
   const wantsRefundDays = wantsOrders && spec.orderSettings.refundDateAttribution === 'refund_date' && spec.measures.some((measure) => REFUND_MEASURES.includes(measure));
   const [orders, refundedOrders, events, hours] = await Promise.all([
-    wantsOrders ? readOrdersPlaced(pixelId, range.start, range.end) : [],
-    wantsRefundDays ? readOrdersRefunded(pixelId, range.start, range.end) : [],
-    families.has('events') ? readEventFacts(pixelId, range.start, range.end) : [],
-    families.has('channel') && ads.length > 0 ? loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)) : new Map(),
+    wantsOrders ? source.ordersPlaced(pixelId, range) : [],
+    wantsRefundDays ? source.ordersRefunded(pixelId, range) : [],
+    families.has('events') ? source.events(pixelId, range) : [],
+    families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
   ]);
   // Who is new is decided over each met customer's whole history, read only when asked for.
-  const history = needsCustomerHistory(spec) ? await readCustomerHistory(pixelId, [...orders, ...refundedOrders]) : [];
+  const history = needsCustomerHistory(spec) ? await source.customerHistory(pixelId, [...orders, ...refundedOrders]) : [];
   return {
     orders,
     refundedOrders,
