@@ -48,8 +48,9 @@ export const queryRequestSchema = z
     filters: filterSchemaForContext('query_measures').optional(),
     orderSettings: queryOrderSettingsSchema.default({ countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] }),
   })
-  // Runs only once every member is valid on its own, so the calendar arithmetic below sees real
-  // dates and zones; any surprise is still a 400 on the body, never a 500.
+  // The pipe stops at the first invalid member, so the rules between members below run only on
+  // valid ones: calendar arithmetic sees real dates and zones, and any surprise is still a 400.
+  .transform((request) => request)
   .superRefine((request, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     const dimensions = request.dimensions;
