@@ -36,7 +36,7 @@ for (const route of routeTable) {
 if (firstStart) {
   const { seedDemo } = await import('../lib/local/demo-seed');
   const demo = await seedDemo();
-  log(`First start: created a demo pixel with ${demo.ads} ads (${demo.days} days of hourly metrics) and a key with every scope.`);
+  log(`First start: created a demo pixel with ${demo.ads} ads (${demo.days} days of hourly metrics), ${demo.orders} orders, ${demo.events} events and a key with every scope.`);
   log('The key is shown only this once:');
   log(`  x-pixel-id: ${demo.pixelId}`);
   log(`  x-api-key:  ${demo.apiKey}`);

@@ -5,6 +5,7 @@ import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
 import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
+import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
@@ -90,14 +91,7 @@ async function applyUpdates(
       await documentClient.send(
         new PutCommand({
           TableName: tableName(),
-          Item: {
-            ...orderKey(pixelId, orderId),
-            GSI1PK: ordersByMonthKey(pixelId, next.order.orderDate.slice(0, 7)),
-            GSI1SK: `${next.order.orderDate}#${orderId}`,
-            ...next.order,
-            fieldTimes: next.fieldTimes,
-            version: version + 1,
-          },
+          Item: orderItem(pixelId, next, version + 1),
           ...(current
             ? { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } }
             : { ConditionExpression: 'attribute_not_exists(PK)' }),
@@ -110,6 +104,28 @@ async function applyUpdates(
     }
   }
   throw new RetryableFault(`Order ${orderId} kept changing under concurrent writes`);
+}
+
+function orderItem(pixelId: string, state: OrderState, version: number): Record<string, unknown> {
+  return {
+    ...orderKey(pixelId, state.order.orderId),
+    GSI1PK: ordersByMonthKey(pixelId, state.order.orderDate.slice(0, 7)),
+    GSI1SK: `${state.order.orderDate}#${state.order.orderId}`,
+    ...state.order,
+    fieldTimes: state.fieldTimes,
+    version,
+  };
+}
+
+/**
+ * Stores orders of a pixel that has none of them yet, in batches, through the same merge as
+ * `upsertOrders` (demo data): an unconditional write, so never for orders that may exist.
+ */
+export async function writeNewOrders(pixelId: string, updates: readonly OrderUpdate[], now: Date): Promise<Array<{ order: Order; version: number }>> {
+  const states = new Map<string, OrderState>();
+  for (const update of updates) states.set(update.orderId, mergeOrder(states.get(update.orderId), update, now));
+  await batchWrite([...states.values()].map((state) => ({ PutRequest: { Item: orderItem(pixelId, state, 1) } })), { concurrency: WRITE_CONCURRENCY });
+  return [...states.values()].map((state) => ({ order: state.order, version: 1 }));
 }
 
 async function readItem(pixelId: string, orderId: string): Promise<Record<string, unknown> | undefined> {

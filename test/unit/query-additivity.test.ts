@@ -12,7 +12,7 @@ const START = Date.parse('2026-03-05T00:00:00Z');
 const SPAN = 12 * 86_400_000;
 const instant = fc.integer({ min: START, max: START + SPAN - 1 }).map((ms) => new Date(ms).toISOString());
 const hourInstant = fc.integer({ min: 0, max: 12 * 24 - 1 }).map((h) => new Date(START + h * 3_600_000).toISOString());
-const identity = fc.record({ userIds: fc.array(fc.constantFrom('u1', 'u2'), { maxLength: 1 }), emailHashes: fc.array(fc.constantFrom('e1', 'e2', 'e3'), { maxLength: 1 }), phoneHashes: fc.constant([]) });
+const identity = fc.record({ userIds: fc.array(fc.constantFrom('u1', 'u2'), { maxLength: 1 }), emailHashes: fc.array(fc.constantFrom('e1', 'e2', 'e3'), { maxLength: 1 }), phoneHashes: fc.constant<string[]>([]) });
 
 const pixelArbitrary: fc.Arbitrary<MemoryPixel> = fc.record({
   orders: fc.array(
@@ -49,7 +49,7 @@ describe('day buckets add up to the whole range', () => {
         fc.record({ countPendingOrders: fc.boolean(), countVoidedOrders: fc.boolean(), refundDateAttribution: fc.constantFrom('refund_date', 'order_date') }),
         async (pixel, timezone, orderSettings) => {
           const body = { measures: ADDITIVE.slice(0, 30), dateRange: { start: '2026-03-06', end: '2026-03-15' }, timezone, orderSettings };
-          const total = (await query(pixel, body)).data.primary[0] ?? {};
+          const total: Record<string, unknown> = (await query(pixel, body)).data.primary[0] ?? {};
           const days = (await query(pixel, { ...body, granularity: 'day' })).data.primary;
           for (const measure of body.measures) {
             expect(findMeasure(measure)!.isAverage).toBe(false);
