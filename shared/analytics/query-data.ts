@@ -33,6 +33,8 @@ export interface QueryEvent {
   utmCampaign: string | null;
   /** Identity keys (identity-components.ts): user ids, email and phone hashes, click.fbp. */
   identities: string[];
+  /** How many events this row stands for: 1 for an event, more for a row of an hourly rollup (which has no identities). */
+  count?: number;
 }
 
 export interface RangeData {

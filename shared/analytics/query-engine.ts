@@ -241,12 +241,13 @@ function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor
     const bucket = bucketIndex(buckets, event.at);
     if (bucket < 0) continue;
     const person = event.identities.length > 0 ? people.root(event.identities[0]!) : undefined;
+    const count = event.count ?? 1;
     for (const cell of [...cellsFor(bucket, spec.dimensions.map((dimension) => [EVENT_FIELDS[dimension]!(event)])), result.total]) {
-      cell.events += 1;
-      if (event.name === 'page_view') cell.pageViews += 1;
-      else if (event.name === 'add_to_cart') cell.addToCarts += 1;
-      else if (CHECKOUT_NAMES.has(event.name)) cell.checkouts += 1;
-      else if (event.name === 'purchase') cell.purchases += 1;
+      cell.events += count;
+      if (event.name === 'page_view') cell.pageViews += count;
+      else if (event.name === 'add_to_cart') cell.addToCarts += count;
+      else if (CHECKOUT_NAMES.has(event.name)) cell.checkouts += count;
+      else if (event.name === 'purchase') cell.purchases += count;
       if (person !== undefined) cell.visitors.add(person);
     }
   }

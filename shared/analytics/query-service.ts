@@ -6,7 +6,8 @@ import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
-import { readCustomerHistory, readEventFacts, readOrdersPlaced, readOrdersRefunded } from '../store/query-read-models';
+import { readCustomerHistory, readEventCounts, readEventFacts, readOrdersPlaced, readOrdersRefunded } from '../store/query-read-models';
+import { offsetMinutesAt } from '../time/zoned-time';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
@@ -21,6 +22,8 @@ export interface QuerySource {
   ordersRefunded(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
   events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+  /** Event counts by UTC hour (no identities), for ranges on whole hours. */
+  eventCounts(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
 }
 
 export const readModelSource: QuerySource = {
@@ -31,7 +34,25 @@ export const readModelSource: QuerySource = {
   ordersRefunded: (pixelId, range) => readOrdersRefunded(pixelId, range.start, range.end),
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
+  eventCounts: (pixelId, range) => readEventCounts(pixelId, range.start, range.end),
 };
+
+const HOUR_MS = 3_600_000;
+const PEOPLE_MEASURES = ['events.visitors', 'events.conversion_rate'];
+
+/**
+ * Whether the hourly event rollups answer a range exactly: no measure counts people, buckets are
+ * whole UTC hours (hours, days and longer, in a zone whose offset over the range is whole hours),
+ * and the range starts and ends on a UTC hour.
+ */
+function countsSuffice(spec: QuerySpec, range: InstantRange): boolean {
+  if (spec.measures.some((measure) => PEOPLE_MEASURES.includes(measure))) return false;
+  if (spec.granularity === 'minute' || spec.granularity === 'second') return false;
+  if (range.start % HOUR_MS !== 0 || range.end % HOUR_MS !== 0) return false;
+  // Offsets change at most twice a year; checking each day's start catches any non-hour offset.
+  for (let at = range.start; at < range.end; at += 86_400_000) if (offsetMinutesAt(at, spec.timezone) % 60 !== 0) return false;
+  return offsetMinutesAt(range.end - 1, spec.timezone) % 60 === 0;
+}
 
 /** Measures that read refunds; only they make a `refund_date` query read the refund-day items. */
 const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer'];
@@ -78,7 +99,7 @@ async function loadRange(
   const [orders, refundedOrders, events, hours] = await Promise.all([
     wantsOrders ? source.ordersPlaced(pixelId, range) : [],
     wantsRefundDays ? source.ordersRefunded(pixelId, range) : [],
-    families.has('events') ? source.events(pixelId, range) : [],
+    families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range) : source.events(pixelId, range)) : [],
     families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
   ]);
   // Who is new is decided over each met customer's whole history, read only when asked for.

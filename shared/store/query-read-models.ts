@@ -19,6 +19,8 @@ import { documentClient, tableName } from './dynamo-client';
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map, an order under each of its identifiers
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
  * - events by UTC day           `PIXEL#<p>#QE#<YYYY-MM-DD>#<shard>` / `FACTS`  { e: { <eventId>: JSON fact } }
+ * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c }: the day's events counted
+ *                               by UTC hour, name and UTM source/medium/campaign, summarising `n` facts
  *
  * Per-order facts (never pre-summed totals), because each query's orderSettings decide which
  * orders count. A query reads the day items its range touches (4 shards a day, by BatchGetItem)
@@ -32,6 +34,9 @@ import { documentClient, tableName } from './dynamo-client';
  *   through its pointer; the pointer is written last, so a crash before it is repaired by the retry.
  * - Events never change once stored (the event store keeps the first delivery), so an entry keyed
  *   by event id is written with a plain SET: a duplicate rewrites the same entry.
+ * - A day's rollup is recomputed from the day's fact items after every write to them, and written
+ *   only over a rollup of no more facts (`n <= :n`): facts only grow, so the rollup that survives
+ *   summarises the largest set read, which holds every event written before the last recompute.
  */
 export const QUERY_SHARDS = 4;
 const FACTS_SK = 'FACTS';
@@ -50,6 +55,7 @@ const refundDayKey = (pixelId: string, day: string, shard: number): ItemKey => (
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QE#${day}#${shard}`, SK: FACTS_SK });
+const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEH#${day}`, SK: 'ROLLUP' });
 
 export interface VersionedOrder {
   order: Order;
@@ -200,6 +206,7 @@ export async function applyEvents(pixelId: string, events: readonly StoredEvent[
     for (let i = 0; i < entries.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, entries: entries.slice(i, i + ENTRIES_PER_UPDATE) });
     return chunks;
   });
+  const days = new Set(events.map((event) => event.timestamp.slice(0, 10)));
   await mapWithConcurrency(updates, WRITE_CONCURRENCY, async ({ key, entries }) => {
     const names: Record<string, string> = {};
     const values: Record<string, string> = {};
@@ -227,6 +234,34 @@ export async function applyEvents(pixelId: string, events: readonly StoredEvent[
       await update();
     }
   });
+  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day));
+}
+
+/** A day's counts by UTC hour, name and UTM values: key `JSON [hour, name, source, medium, campaign]`, value count. */
+function rollupOf(entries: Iterable<EventEntry>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [offset, name, source, medium, campaign] of entries) {
+    const key = JSON.stringify([Math.floor(offset / 3_600_000), name, source, medium, campaign]);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+async function recomputeEventRollup(pixelId: string, day: string): Promise<void> {
+  const items = await batchGet(Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
+  const entries = items.flatMap((item) => Object.values((item.e ?? {}) as Record<string, string>).map((text) => JSON.parse(text) as EventEntry));
+  try {
+    await documentClient.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...eventRollupKey(pixelId, day), n: entries.length, c: JSON.stringify(rollupOf(entries)) },
+        ConditionExpression: 'attribute_not_exists(PK) OR n <= :n',
+        ExpressionAttributeValues: { ':n': entries.length },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /**
@@ -249,12 +284,19 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     for (const key of keys) add(key, 'o', order.orderId, entry);
     pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, order.orderId), v: version, keys: keys.map(keyId) } } });
   }
+  const byDay = new Map<string, EventEntry[]>();
   for (const event of events) {
     const { day, entry } = eventEntry(event);
     add(eventDayKey(pixelId, day, querySharding(event.eventId)), 'e', event.eventId, JSON.stringify(entry));
+    const dayEntries = byDay.get(day);
+    if (dayEntries) dayEntries.push(entry);
+    else byDay.set(day, [entry]);
   }
   const puts: WriteRequest[] = [...items.values()].map(({ key, map, entries }) => ({ PutRequest: { Item: { ...key, [map]: entries } } }));
-  await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
+  const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
+    PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, c: JSON.stringify(rollupOf(entries)) } },
+  }));
+  await batchWrite([...puts, ...pointers, ...rollups], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -341,4 +383,22 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
     }
   }
   return events;
+}
+
+/**
+ * Event counts in [from, to), from the hourly rollups: one row per UTC hour, name and UTM values,
+ * with its count and no identities. Exact for a range on whole UTC hours.
+ */
+export async function readEventCounts(pixelId: string, from: number, to: number): Promise<QueryEvent[]> {
+  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY });
+  const rows: QueryEvent[] = [];
+  for (const item of items) {
+    const dayStart = Date.parse(`${(item.PK as string).split('#QEH#')[1]}T00:00:00Z`);
+    for (const [key, count] of Object.entries(JSON.parse(item.c as string) as Record<string, number>)) {
+      const [hour, name, utmSource, utmMedium, utmCampaign] = JSON.parse(key) as [number, string, string | null, string | null, string | null];
+      const at = dayStart + hour * 3_600_000;
+      if (at >= from && at < to) rows.push({ eventId: key, at, name, utmSource, utmMedium, utmCampaign, identities: [], count });
+    }
+  }
+  return rows;
 }

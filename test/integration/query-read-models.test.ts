@@ -4,6 +4,7 @@ import {
   applyEvents,
   applyOrders,
   readCustomerHistory,
+  readEventCounts,
   readEventFacts,
   readOrdersPlaced,
   readOrdersRefunded,
@@ -105,5 +106,29 @@ describe('event read model', () => {
       { eventId: 'e2', at: DAY('2026-03-02'), name: 'purchase', utmSource: null, utmMedium: null, utmCampaign: null, identities: ['u:u1'] },
     ]);
     expect(await readEventFacts(pixel, DAY('2026-03-02'), DAY('2026-03-03'))).toHaveLength(1);
+  });
+});
+
+describe('event rollups', () => {
+  it('count each event once, by UTC hour, name and UTM values, however often and in whatever order events are applied', async () => {
+    const pixel = 'px_rm_rollups';
+    const event = (eventId: string, timestamp: string, name: string, source?: string): StoredEvent => ({
+      eventId, eventIdSource: 'client', name, standard: true, timestamp, receivedAt: timestamp, ...(source ? { utm: { utm_source: source } } : {}),
+    });
+    const events = [
+      event('r1', '2026-05-01T10:05:00.000Z', 'page_view', 'google'),
+      event('r2', '2026-05-01T10:55:00.000Z', 'page_view', 'google'),
+      event('r3', '2026-05-01T11:00:00.000Z', 'purchase'),
+      event('r4', '2026-05-02T00:00:00.000Z', 'page_view'),
+    ];
+    await applyEvents(pixel, [events[2]!, events[0]!]);
+    await applyEvents(pixel, events);
+    await applyEvents(pixel, [events[1]!]);
+    const counts = await readEventCounts(pixel, DAY('2026-05-01'), DAY('2026-05-03'));
+    expect(counts.map(({ at, name, utmSource, count }) => [new Date(at).toISOString(), name, utmSource, count]).sort()).toEqual([
+      ['2026-05-01T10:00:00.000Z', 'page_view', 'google', 2],
+      ['2026-05-01T11:00:00.000Z', 'purchase', null, 1],
+      ['2026-05-02T00:00:00.000Z', 'page_view', null, 1],
+    ]);
   });
 });
