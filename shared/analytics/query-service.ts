@@ -80,7 +80,14 @@ export async function runQuery(pixelId: string, request: QueryRequest, source: Q
   const matchingAds = channelFilter ? ads.filter((ad) => evaluateFilter(channelFilter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : ads;
 
   const load = (range: InstantRange) => loadRange(source, pixelId, spec, range, families, matchingAds);
-  const [primaryData, compareData] = await Promise.all([load(request.primaryRange), request.compareRange ? load(request.compareRange) : undefined]);
+  const [primaryFacts, compareFacts] = await Promise.all([load(request.primaryRange), request.compareRange ? load(request.compareRange) : undefined]);
+  // Who is new is decided over each met customer's whole history, read once for both ranges and
+  // only when a measure, dimension or filter asks for it.
+  const met = [primaryFacts, compareFacts].flatMap((facts) => (facts ? [...facts.orders, ...facts.refundedOrders] : []));
+  const history = needsCustomerHistory(spec) ? await source.customerHistory(pixelId, met) : [];
+  const customers = firstCountedOrders(history, spec.orderSettings);
+  const primaryData: RangeData = { ...primaryFacts, customers };
+  const compareData: RangeData | undefined = compareFacts && { ...compareFacts, customers };
   const primary = computeRange(spec, request.primaryRange, primaryData, fx);
   const compare = request.compareRange && compareData ? computeRange(spec, request.compareRange, compareData, fx) : undefined;
   return shapeResult(spec, { dateRange: request.dateRange, compareDateRange: request.compareDateRange }, primary, compare);
@@ -93,7 +100,7 @@ async function loadRange(
   range: InstantRange,
   families: ReturnType<typeof familiesNeeded>,
   ads: readonly Ad[],
-): Promise<RangeData> {
+): Promise<Omit<RangeData, 'customers'>> {
   const wantsOrders = families.has('orders');
   const wantsRefundDays = wantsOrders && spec.orderSettings.refundDateAttribution === 'refund_date' && spec.measures.some((measure) => REFUND_MEASURES.includes(measure));
   const [orders, refundedOrders, events, hours] = await Promise.all([
@@ -102,12 +109,9 @@ async function loadRange(
     families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range) : source.events(pixelId, range)) : [],
     families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
   ]);
-  // Who is new is decided over each met customer's whole history, read only when asked for.
-  const history = needsCustomerHistory(spec) ? await source.customerHistory(pixelId, [...orders, ...refundedOrders]) : [];
   return {
     orders,
     refundedOrders,
-    customers: firstCountedOrders(history, spec.orderSettings),
     events,
     ads: ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] })),
   };
