@@ -34,6 +34,8 @@ export interface QueryCaseResult {
 export interface QueryBenchResult {
   dataset: { orders: number; events: number; ads: number; days: number; end: string; writeSeconds: number };
   cases: Record<string, QueryCaseResult>;
+  /** Cases that could not be measured (a request over the function timeout), with the reason. */
+  failed: Record<string, string>;
 }
 
 const ROUTE_ID = 'query' as const;
@@ -91,8 +93,10 @@ export async function measureQuery(options: {
     const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
 
     const cases: Record<string, QueryCaseResult> = {};
+    const failed: Record<string, string> = {};
     for (const queryCase of queryCases) {
       log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
+      try {
       const request = { routeId: ROUTE_ID, body: { pixelId: dataset.pixelId, ...queryCase.body } };
       const first = await invoke(queryCase.id, request, handlers, credentials);
       const detail = (JSON.parse(first.body) as { results: Array<{ measureDetails: Array<{ success: boolean; primarySum: number | null }> }> }).results[0]!.measureDetails;
@@ -101,8 +105,13 @@ export async function measureQuery(options: {
       for (let i = 0; i < options.requests; i++) durations.push((await invoke(queryCase.id, request, handlers, credentials)).elapsedMs);
       const summary = summarize(durations);
       cases[queryCase.id] = { description: queryCase.description, p50Ms: roundMs(summary.median), p99Ms: roundMs(summary.p99), n: summary.count, jsonBytes: Buffer.byteLength(first.body, 'utf8') };
+      } catch (error) {
+        // A case over the function's timeout is a result to report, not a reason to lose the others.
+        failed[queryCase.id] = (error as Error).message.slice(0, 300);
+        log(`  ${queryCase.id} failed: ${failed[queryCase.id]}`);
+      }
     }
-    return { dataset: { ...written, days: dataset.days, end: dataset.end.toISOString(), writeSeconds: Math.round(written.writeSeconds * 10) / 10 }, cases };
+    return { dataset: { ...written, days: dataset.days, end: dataset.end.toISOString(), writeSeconds: Math.round(written.writeSeconds * 10) / 10 }, cases, failed };
   } finally {
     await store.close();
   }

@@ -20,9 +20,9 @@ import { measureQuery, type QueryBenchResult } from './query';
 /**
  * The query section's default size, as a share of the published dataset (100,000 orders and about
  * 1,000,000 events a year). At full size the customer-history reads of a 90-day range do not yet
- * fit the function's 10 s timeout on dynalite (README, Benchmarks), so a plain run uses a tenth.
+ * fit the function's 10 s timeout on dynalite (README, Benchmarks), so a plain run uses a twentieth.
  */
-const DEFAULT_QUERY_SCALE = 0.1;
+const DEFAULT_QUERY_SCALE = 0.05;
 
 const sections = {
   adListing: (projectRoot: string, log: (line: string) => void): Promise<AdListingResult> => {
