@@ -92,7 +92,8 @@ const ORDER_DIMENSIONS: Record<string, (order: QueryOrder, customerType: string)
 const ORDER_FILTER_FIELDS: Record<string, (order: QueryOrder, customerType: string) => unknown> = {
   'orders.source_name': (order) => order.sourceName,
   'orders.payment_gateway': (order) => order.paymentGateway,
-  'orders.customer_type': (_order, type) => type,
+  // Both spellings of the type, so `new` and the upstream `new_customer` select the same orders.
+  'orders.customer_type': (_order, type) => [type, `${type}_customer`],
   'orders.currency': (order) => order.currency,
   'orders.tag': (order) => order.tags,
 };

@@ -242,6 +242,11 @@ describe('orders dimensions and filters', () => {
   it('filters on customer type narrow the figures but never who is new', async () => {
     const result = await query(pixel, { measures: ['orders.orders', 'orders.new_customers'], dateRange: MARCH, filters: { field: 'orders.customer_type', op: 'equals', value: 'returning' } });
     expect(result.data.primary[0]).toMatchObject({ 'orders.orders': 2, 'orders.new_customers': 0 });
+    // The upstream service's spelling selects the same orders.
+    const upstream = await query(pixel, { measures: ['orders.orders'], dateRange: MARCH, filters: { field: 'orders.customer_type', op: 'in', value: ['new_customer'] } });
+    expect(upstream.data.primary[0]!['orders.orders']).toBe(3);
+    const notNew = await query(pixel, { measures: ['orders.orders'], dateRange: MARCH, filters: { field: 'orders.customer_type', op: 'not_equals', value: 'new' } });
+    expect(notNew.data.primary[0]!['orders.orders']).toBe(2);
     const tagged = await query(pixel, { measures: ['orders.orders'], dateRange: MARCH, filters: { field: 'orders.tag', op: 'not_equals', value: 'vip' } });
     expect(tagged.data.primary[0]!['orders.orders']).toBe(4);
   });
