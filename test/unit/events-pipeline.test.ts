@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/tr/ingest-events';
@@ -22,6 +22,9 @@ beforeEach(() => {
   keyWithScopes(['events:write']);
   dynamo.on(PutCommand).resolves({});
   dynamo.on(BatchWriteCommand).resolves({});
+  // The query read models the events are projected into.
+  dynamo.on(UpdateCommand).resolves({});
+  dynamo.on(BatchGetCommand).resolves({ Responses: {} });
 });
 afterEach(() => dynamo.reset());
 
