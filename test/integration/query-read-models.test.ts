@@ -132,3 +132,35 @@ describe('event rollups', () => {
     ]);
   });
 });
+
+describe('order read models under any delivery order (property)', () => {
+  it('end in the newest version’s facts whatever the order, repetition and grouping of deliveries', async () => {
+    const { default: fc } = await import('fast-check');
+    const dates = ['2026-06-01T10:00:00.000Z', '2026-06-02T10:00:00.000Z', '2026-06-03T23:30:00.000Z'];
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ date: fc.constantFrom(...dates), refund: fc.option(fc.constantFrom(...dates)), email: fc.constantFrom('a', 'b') }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        async (states, picks) => {
+          const pixel = `px_rm_prop_${run++}`;
+          const versions = states.map((state, i) => ({
+            order: order('p1', {
+              orderDate: state.date,
+              refunds: state.refund ? [{ amount: 1, processedAt: state.refund }] : [],
+              customer: { emailHashes: [state.email], phoneHashes: [], userIds: [] },
+            }),
+            version: i + 1,
+          }));
+          // Deliveries: random picks (duplicates, any order), then the newest at some point.
+          const deliveries = [...picks.map((pick) => versions[pick % versions.length]!), versions.at(-1)!, ...picks.slice(0, 2).map((pick) => versions[pick % versions.length]!)];
+          for (const delivery of deliveries) await applyOrders(pixel, [delivery]);
+          const newest = toQueryOrder(versions.at(-1)!.order);
+          expect(await readOrdersPlaced(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual([newest]);
+          expect(await readOrdersRefunded(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual(newest.refunds.length > 0 ? [newest] : []);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});
