@@ -20,6 +20,7 @@ import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { runSectionProcess } from './section-process';
 import { measureSoak, printSoak, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
+import type { QueryBenchResult } from './query';
 
 const INIT_RUNS = 15;
 const LATENCY_REQUESTS = 2_000;
@@ -48,6 +49,8 @@ interface BenchResults {
   functions: Record<string, FunctionResult>;
   latency: Record<string, LatencyResult>;
   adListing: AdListingResult;
+  /** POST /db-mgmt/api/query on a generated year of orders, events and ads (bench/query.ts). */
+  query: QueryBenchResult['dataset'] & { scale: number; failed: QueryBenchResult['failed'] };
   /** Event ingestion through the local server (bench/ingestion.ts). */
   ingestion: IngestionResult;
   /** `npm start` on an empty data directory (demo seeding included) until its ready line. */
@@ -178,6 +181,17 @@ function printAdListing(adListing: AdListingResult): void {
   for (const [id, result] of cases) log(`  ${id}: ${result.description}`);
 }
 
+async function benchQuery(): Promise<Pick<BenchResults, 'query' | 'cases'>> {
+  log('Measuring the analytics query on a generated year of orders and events (in a process of its own)...');
+  const result = await runSectionProcess('query', projectRoot);
+  const cases: BenchResults['cases'] = {};
+  for (const [id, { p50Ms, p99Ms, n, jsonBytes }] of Object.entries(result.cases)) cases[id] = { p50Ms, p99Ms, n, jsonBytes };
+  log(formatTable(['case', 'n', 'JSON', 'p50', 'p99'], Object.entries(result.cases).map(([id, c]) => [id, String(c.n), formatBytes(c.jsonBytes), formatMs(c.p50Ms), formatMs(c.p99Ms)])));
+  for (const [id, c] of Object.entries(result.cases)) log(`  ${id}: ${c.description}`);
+  for (const [id, reason] of Object.entries(result.failed)) log(`  ${id}: not measured (${reason})`);
+  return { query: { ...result.dataset, scale: Number(process.env.BENCH_QUERY_SCALE ?? 0.05), failed: result.failed }, cases };
+}
+
 const FIRST_START_RUNS = 3;
 
 async function benchFirstStart(): Promise<BenchResults['firstStart']> {
@@ -198,6 +212,7 @@ async function main(): Promise<void> {
     functions: await benchFunctions(),
     latency: await benchLatency(),
     adListing: await benchAdListing(),
+    ...(await benchQuery()),
     ingestion: await measureIngestion({ projectRoot, log }),
     firstStart: await benchFirstStart(),
     soak: await measureSoak({ projectRoot, log }),

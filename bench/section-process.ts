@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { measureAdListing, type AdListingResult } from './ad-listing';
 import { adListingCases, adListingDataset } from './ad-listing-cases';
 import type { StoreMode } from './bench-store';
+import { measureQuery, type QueryBenchResult } from './query';
 
 /**
  * Benchmark sections that run in a Node process of their own. A section that needs its own store
@@ -16,6 +17,13 @@ import type { StoreMode } from './bench-store';
  * run.ts calls `runSectionProcess(name)`; the child runs this file as its entry point, with the
  * section's name and a file to write its JSON result to.
  */
+/**
+ * The query section's default size, as a share of the published dataset (100,000 orders and about
+ * 1,000,000 events a year). At full size the customer-history reads of a 90-day range do not yet
+ * fit the function's 10 s timeout on dynalite (README, Benchmarks), so a plain run uses a twentieth.
+ */
+const DEFAULT_QUERY_SCALE = 0.05;
+
 const sections = {
   adListing: (projectRoot: string, log: (line: string) => void): Promise<AdListingResult> => {
     // dynalite runs in a process of its own by default. Measured on the 2-core VM with the full
@@ -29,6 +37,19 @@ const sections = {
     const ads = Number(process.env.BENCH_AD_LISTING_ADS ?? adListingDataset.ads);
     if (!Number.isInteger(ads) || ads < 1) throw new Error('BENCH_AD_LISTING_ADS must be a positive integer');
     return measureAdListing({ dataset: { ...adListingDataset, ads }, cases: adListingCases, projectRoot, storeMode, log });
+  },
+  query: (projectRoot: string, log: (line: string) => void): Promise<QueryBenchResult> => {
+    // BENCH_QUERY_SCALE shrinks orders and events together for quick runs; results.json records it.
+    const scale = Number(process.env.BENCH_QUERY_SCALE ?? DEFAULT_QUERY_SCALE);
+    const requests = Number(process.env.BENCH_QUERY_REQUESTS ?? 10);
+    if (!(scale > 0) || !Number.isInteger(requests) || requests < 1) throw new Error('BENCH_QUERY_SCALE must be > 0 and BENCH_QUERY_REQUESTS a positive integer');
+    return measureQuery({
+      dataset: { pixelId: 'px_bench_query', days: 365, end: new Date('2026-11-23T23:00:00Z'), scale },
+      projectRoot,
+      storeMode: 'child-process',
+      requests,
+      log,
+    });
   },
 } satisfies Record<string, (projectRoot: string, log: (line: string) => void) => Promise<unknown>>;
 

@@ -110,6 +110,14 @@ export const routes = {
     writes: false,
     summary: 'List the filter-field catalog',
   },
+  query: {
+    method: 'POST',
+    path: '/db-mgmt/api/query',
+    handler: 'functions/db-mgmt/query.ts',
+    scope: 'analytics:read',
+    summary: 'Query measures over orders, events and ad spend, by time bucket and dimension',
+    writes: false,
+  },
   queryAds: {
     method: 'POST',
     path: '/db-mgmt/api/query-ads',

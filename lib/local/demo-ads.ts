@@ -52,7 +52,7 @@ const ACCOUNTS: Record<Platform, [DemoAccount, DemoAccount]> = {
   ],
 };
 
-const CAMPAIGNS: Record<Platform, readonly string[]> = {
+export const CAMPAIGNS: Record<Platform, readonly string[]> = {
   meta: ['Spring Collection – Prospecting', 'Retargeting – Cart Abandoners', 'Lookalike – Top Customers', 'Always-on Catalog Sales', 'Summer Sale – Broad'],
   google: ['Brand Search', 'Generic Search – Rain Jackets', 'Performance Max – All Products', 'Shopping – Bestsellers', 'YouTube – Trail Stories'],
   tiktok: ['Spark Ads – Creators', 'In-Feed – Gen Z Prospecting', 'Retargeting – Video Viewers', 'Spring Drop – Launch'],
@@ -217,7 +217,7 @@ function normalise(weights: number[]): number[] {
 }
 
 /** Combines a seed and a stream number into a well-spread 32-bit seed (MurmurHash3's finaliser). */
-function mix(seed: number, stream: number): number {
+export function mix(seed: number, stream: number): number {
   let h = (seed ^ Math.imul(stream + 0x9e3779b9, 0x85ebca6b)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
@@ -225,7 +225,7 @@ function mix(seed: number, stream: number): number {
 }
 
 /** mulberry32: tiny, fast, and good enough for demo data; never Math.random, so runs repeat. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

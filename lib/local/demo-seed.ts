@@ -2,6 +2,7 @@ import type { AdImport } from '../../shared/schemas/ad-import';
 import { upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from './demo-ads';
+import { seedDemoOrdersAndEvents } from './demo-query-seed';
 
 export const DEMO_PIXEL_ID = 'px_demo';
 
@@ -37,6 +38,12 @@ export const demoSeedSteps: readonly SeedStep[] = [
         if (batch.length === 12) await upsertAds(pixelId, batch.splice(0));
       }
       await upsertAds(pixelId, batch);
+    },
+  },
+  {
+    description: `${DEMO_DEFAULTS.days} days of orders and the pixel events around them`,
+    run: async (pixelId, clock) => {
+      await seedDemoOrdersAndEvents(pixelId, clock);
     },
   },
 ];

@@ -53,6 +53,23 @@ function unroundedMeasureValue(measure: AdMeasureId, parts: MetricParts, adPlatf
   return denominator === 0 ? null : (counted[compute.numerator] / denominator) * compute.scale;
 }
 
+export { emptyParts };
+
+/**
+ * One measure from parts kept per platform (a bucket that sums many ads): a `channel.*` measure
+ * adds every platform's parts, a `<platform>.*` measure reads its platform's only, then the same
+ * computation as for one ad. Unrounded, so that callers can combine it further.
+ */
+export function adMeasureFromPlatformParts(measure: AdMeasureId, partsByPlatform: Partial<Record<Platform, MetricParts>>): number | null {
+  const { platform } = AD_MEASURE_DEFINITIONS[measure];
+  const summed = emptyParts();
+  for (const [name, parts] of Object.entries(partsByPlatform) as Array<[Platform, MetricParts]>) {
+    if (platform !== null && platform !== name) continue;
+    for (const part of Object.keys(summed) as AdMetricPart[]) summed[part] += parts[part];
+  }
+  return unroundedMeasureValue(measure, summed, platform ?? 'meta');
+}
+
 /** A local day of a range, with the bounds a series point reports for it. */
 interface CalendarDay {
   date: string;
@@ -82,7 +99,7 @@ export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalen
 }
 
 /** Sums money at each hour's UTC-date rate; remembers whether any hour had no rate. */
-class HourSummer {
+export class HourSummer {
   private readonly rateByUtcDay = new Map<number, number | undefined>();
   convertible = true;
 

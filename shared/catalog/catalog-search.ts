@@ -1,3 +1,4 @@
+import { DIMENSIONS, type DimensionCatalogEntry } from './dimensions';
 import { FILTER_FIELDS, type FilterContext, type FilterFieldEntry } from './filter-fields';
 import { MEASURES, type MeasureCatalogEntry, type MeasureContext } from './measures';
 
@@ -27,4 +28,13 @@ export function listFilterFields(query: { context?: FilterContext; search?: stri
       (query.context === undefined || entry.applicableContexts.includes(query.context)) &&
       matchesSearch([entry.field, entry.label, entry.description], query.search),
   );
+}
+
+/**
+ * GET /db-mgmt/api/measures `dimensions`: the dimensions of POST /db-mgmt/api/query, the only
+ * context that splits; narrowed by `search` like the measures, empty for another context.
+ */
+export function listDimensions(query: { context?: MeasureContext; search?: string }): DimensionCatalogEntry[] {
+  if (query.context !== undefined && query.context !== 'query') return [];
+  return DIMENSIONS.filter((entry) => matchesSearch([entry.id, entry.title, entry.description], query.search));
 }

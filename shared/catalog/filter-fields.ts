@@ -24,7 +24,7 @@ export const FILTER_OPERATORS = [
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** One name per query endpoint whose body takes `filters`; a later endpoint adds its own. */
-export const FILTER_CONTEXTS = ['query_ads'] as const;
+export const FILTER_CONTEXTS = ['query_ads', 'query_measures'] as const;
 export type FilterContext = (typeof FILTER_CONTEXTS)[number];
 
 /**
@@ -32,7 +32,7 @@ export type FilterContext = (typeof FILTER_CONTEXTS)[number];
  * entries, but a filter that names one of their fields is told it is in the wrong context rather
  * than that the field does not exist.
  */
-export const OTHER_CONTEXT_FIELD_GROUPS = ['orders', 'events', 'attribution'] as const;
+export const OTHER_CONTEXT_FIELD_GROUPS = ['attribution'] as const;
 
 export interface FilterFieldEntry {
   /** `<group>.<name>` */
@@ -85,18 +85,22 @@ function adAttribute(
   supportedOperators: readonly FilterOperator[],
   description: string,
   values?: readonly string[],
+  applicableContexts: readonly FilterContext[] = ['query_ads'],
 ): FilterFieldEntry {
   return {
     field,
     label,
     valueType: 'string',
     supportedOperators,
-    applicableContexts: ['query_ads'],
+    applicableContexts,
     description,
     kind: 'attribute',
     ...(values ? { values } : {}),
   };
 }
+
+/** Ad attributes that also narrow the channel measures of POST /db-mgmt/api/query. */
+const BOTH_QUERIES: readonly FilterContext[] = ['query_ads', 'query_measures'];
 
 const AD_ATTRIBUTE_FIELDS: readonly FilterFieldEntry[] = [
   adAttribute(
@@ -105,11 +109,12 @@ const AD_ATTRIBUTE_FIELDS: readonly FilterFieldEntry[] = [
     SOURCE_OPERATORS,
     `The ad platform the ad runs on: ${AD_RESOURCE_SOURCES.join(', ')}. ${EXACT}`,
     AD_RESOURCE_SOURCES,
+    BOTH_QUERIES,
   ),
-  adAttribute('channel.account_id', 'Ad account id', ID_OPERATORS, `The platform's id of the ad account. ${EXACT}`),
-  adAttribute('channel.campaign_id', 'Campaign id', ID_OPERATORS, `The platform's id of the campaign. ${EXACT}`),
-  adAttribute('channel.adset_id', 'Ad set id', ID_OPERATORS, `The platform's id of the ad set (ad group). ${EXACT}`),
-  adAttribute('channel.ad_id', 'Ad id', ID_OPERATORS, `The platform's id of the ad. ${EXACT}`),
+  adAttribute('channel.account_id', 'Ad account id', ID_OPERATORS, `The platform's id of the ad account. ${EXACT}`, undefined, BOTH_QUERIES),
+  adAttribute('channel.campaign_id', 'Campaign id', ID_OPERATORS, `The platform's id of the campaign. ${EXACT}`, undefined, BOTH_QUERIES),
+  adAttribute('channel.adset_id', 'Ad set id', ID_OPERATORS, `The platform's id of the ad set (ad group). ${EXACT}`, undefined, BOTH_QUERIES),
+  adAttribute('channel.ad_id', 'Ad id', ID_OPERATORS, `The platform's id of the ad. ${EXACT}`, undefined, BOTH_QUERIES),
   adAttribute('channel.resource_name', 'Name', NAME_OPERATORS, `The name of the listed resource, the ad. ${NAME_MATCHING}`),
   adAttribute('channel.account_name', 'Ad account name', NAME_OPERATORS, `The name of the ad account. ${NAME_MATCHING}`),
   adAttribute('channel.campaign_name', 'Campaign name', NAME_OPERATORS, `The name of the campaign. ${NAME_MATCHING}`),
@@ -150,8 +155,40 @@ const AD_METRIC_FIELDS: readonly FilterFieldEntry[] = MEASURES.filter(
   kind: 'metric',
 }));
 
+const CODE_OPERATORS = ['equals', 'not_equals', 'in', 'not_in'] as const satisfies readonly FilterOperator[];
+const NARROWS_ORDERS = 'Narrows the orders.* measures (and the order parts of core.*).';
+const NARROWS_EVENTS = 'Narrows the events.* measures.';
+
+function queryAttribute(field: string, label: string, supportedOperators: readonly FilterOperator[], description: string, values?: readonly string[]): FilterFieldEntry {
+  return adAttribute(field, label, supportedOperators, description, values, ['query_measures']);
+}
+
+/** Fields of POST /db-mgmt/api/query: a condition narrows the measures of its own namespace. */
+const QUERY_FIELDS: readonly FilterFieldEntry[] = [
+  queryAttribute('orders.source_name', 'Sales channel', NAME_OPERATORS, `The order's sourceName, e.g. web or pos. ${NARROWS_ORDERS} ${NAME_MATCHING}`),
+  queryAttribute('orders.payment_gateway', 'Payment gateway', NAME_OPERATORS, `The order's paymentGateway. ${NARROWS_ORDERS} ${NAME_MATCHING}`),
+  queryAttribute('orders.currency', 'Order currency', CODE_OPERATORS, `The currency the order was placed in. ${NARROWS_ORDERS} ${EXACT}`),
+  queryAttribute(
+    'orders.tag',
+    'Order tag',
+    NAME_OPERATORS,
+    `A tag of the order: a positive operator matches when any tag matches; not_equals, not_in and not_contains when none does. ${NARROWS_ORDERS} ${NAME_MATCHING}`,
+  ),
+  queryAttribute(
+    'orders.customer_type',
+    'Customer type',
+    CODE_OPERATORS,
+    `new for a customer's first counted order over all stored history, returning for the others (the filter narrows figures, never who is new); new_customer and returning_customer, the upstream service's words, are accepted as the same values. ${NARROWS_ORDERS} ${EXACT}`,
+    ['new', 'returning', 'new_customer', 'returning_customer'],
+  ),
+  queryAttribute('events.name', 'Event name', NAME_OPERATORS, `The event's name. ${NARROWS_EVENTS} ${NAME_MATCHING}`),
+  queryAttribute('events.utm_source', 'UTM source', NAME_OPERATORS, `utm_source of the event's page URL. ${NARROWS_EVENTS} ${NAME_MATCHING}`),
+  queryAttribute('events.utm_medium', 'UTM medium', NAME_OPERATORS, `utm_medium of the event's page URL. ${NARROWS_EVENTS} ${NAME_MATCHING}`),
+  queryAttribute('events.utm_campaign', 'UTM campaign', NAME_OPERATORS, `utm_campaign of the event's page URL. ${NARROWS_EVENTS} ${NAME_MATCHING}`),
+];
+
 /** The whole catalog, in the order GET /db-mgmt/api/filters lists it. */
-export const FILTER_FIELDS: readonly FilterFieldEntry[] = [...AD_ATTRIBUTE_FIELDS, ...AD_METRIC_FIELDS];
+export const FILTER_FIELDS: readonly FilterFieldEntry[] = [...AD_ATTRIBUTE_FIELDS, ...AD_METRIC_FIELDS, ...QUERY_FIELDS];
 
 const FIELDS_BY_ID: ReadonlyMap<string, FilterFieldEntry> = new Map(FILTER_FIELDS.map((entry) => [entry.field, entry]));
 

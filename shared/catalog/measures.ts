@@ -13,7 +13,7 @@ export type MeasureFormat = (typeof MEASURE_FORMATS)[number];
  * Where a measure id may be used. A name per consumer rather than per endpoint family, so that a
  * measure can be offered to dashboards before, or without, a query endpoint that computes it.
  */
-export const MEASURE_CONTEXTS = ['query_ads', 'dashboards'] as const;
+export const MEASURE_CONTEXTS = ['query', 'query_ads', 'dashboards'] as const;
 export type MeasureContext = (typeof MEASURE_CONTEXTS)[number];
 
 export interface MeasureCatalogEntry {
@@ -190,7 +190,7 @@ function adMeasure(namespace: 'channel' | AdPlatform, metric: ChannelMetric): Ad
       isAverage: spec.compute.kind === 'ratio',
       isPercentage: spec.isPercentage,
       preferredTrendDirection: spec.preferredTrendDirection,
-      contexts: ['query_ads', 'dashboards'],
+      contexts: ['query', 'query_ads', 'dashboards'],
     },
     definition: { platform, compute: spec.compute },
   };
@@ -215,8 +215,57 @@ export function isAdMeasureId(id: string): id is AdMeasureId {
   return AD_MEASURE_ID_SET.has(id);
 }
 
+/** Measures of POST /db-mgmt/api/query that are not ad-platform measures: orders, events and blended figures. */
+export const QUERY_MEASURE_NAMESPACES = ['orders', 'events', 'core'] as const;
+
+type QueryMeasureSpec = Omit<MeasureCatalogEntry, 'namespace' | 'contexts'>;
+
+const COUNTED = 'Counted orders are those the request\u2019s orderSettings count (status and exclusion filters).';
+const ORDER_MONEY = 'Converted to the requested currency at the rate of each order\u2019s UTC date.';
+const NEW_CUSTOMER = 'A customer is new in the bucket holding their first counted order over all stored history.';
+
+const ORDER_MEASURES: readonly QueryMeasureSpec[] = [
+  { id: 'orders.orders', title: 'Orders', shortTitle: 'Orders', description: `Number of counted orders, by order date. ${COUNTED}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.total_revenue', title: 'Total revenue', shortTitle: 'Revenue', description: `Sum of the values of counted orders, by order date. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.refunds', title: 'Refunds', shortTitle: 'Refunds', description: `Refunded amounts of counted orders: by the refund\u2019s processed date with refundDateAttribution refund_date, by the order\u2019s date with order_date. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'orders.net_revenue', title: 'Net revenue', shortTitle: 'Net revenue', description: `Total revenue minus refunds, per bucket. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.average_order_value', title: 'Average order value', shortTitle: 'AOV', description: 'Total revenue \u00f7 orders, recomputed per bucket and per range. No value without orders.', format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.customers', title: 'Customers', shortTitle: 'Customers', description: 'Distinct customers with a counted order: orders sharing a user id, email hash or phone hash (transitively) are one customer; an order without identity is its own. Recomputed over each bucket and range, never summed.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.new_customers', title: 'New customers', shortTitle: 'New customers', description: `Customers whose first counted order falls in the bucket. ${NEW_CUSTOMER}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.new_customer_revenue', title: 'New-customer revenue', shortTitle: 'NC revenue', description: `Values of customers\u2019 first counted orders. ${NEW_CUSTOMER} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.returning_customer_orders', title: 'Returning-customer orders', shortTitle: 'Returning orders', description: 'Counted orders that are not their customer\u2019s first counted order.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.returning_customer_revenue', title: 'Returning-customer revenue', shortTitle: 'Returning revenue', description: `Values of counted orders that are not their customer\u2019s first counted order. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+];
+
+const PERSON = 'A person is the set of identifiers (user ids, email hash, phone hash, click.fbp) seen together on one event, transitively, within the range; events with none are not counted.';
+
+const EVENT_MEASURES: readonly QueryMeasureSpec[] = [
+  { id: 'events.count', title: 'Events', shortTitle: 'Events', description: 'Number of tracking events of every name, by event time.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.page_views', title: 'Page views', shortTitle: 'Page views', description: 'Number of page_view events.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.add_to_carts', title: 'Add to carts', shortTitle: 'Add to carts', description: 'Number of add_to_cart events.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.checkouts', title: 'Checkouts', shortTitle: 'Checkouts', description: 'Number of begin_checkout and initiate_checkout events.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.purchases', title: 'Purchase events', shortTitle: 'Purchases', description: 'Number of purchase events.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.visitors', title: 'Visitors', shortTitle: 'Visitors', description: `Distinct people with an event. ${PERSON} Recomputed over each bucket and range, never summed.`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'events.conversion_rate', title: 'Conversion rate', shortTitle: 'CVR', description: 'Purchase events \u00f7 visitors \u00d7 100, in percent. No value without visitors.', format: 'percent', isAverage: true, isPercentage: true, preferredTrendDirection: 'up' },
+];
+
+const BLENDED = 'Orders narrowed by orders.* filters, spend by channel.* filters; no value when the denominator is 0.';
+
+const CORE_MEASURES: readonly QueryMeasureSpec[] = [
+  { id: 'core.mer', title: 'Marketing efficiency ratio', shortTitle: 'MER', description: `Net revenue \u00f7 ad spend (channel.spend). ${BLENDED}`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'core.roas', title: 'Blended ROAS', shortTitle: 'Blended ROAS', description: `Total revenue \u00f7 ad spend (channel.spend). ${BLENDED}`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'core.new_customer_roas', title: 'New-customer ROAS', shortTitle: 'NC ROAS', description: `New-customer revenue \u00f7 ad spend (channel.spend). ${BLENDED}`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'core.cac', title: 'Customer acquisition cost', shortTitle: 'CAC', description: `Ad spend (channel.spend) \u00f7 new customers. ${BLENDED}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'down' },
+];
+
+const QUERY_MEASURES: readonly MeasureCatalogEntry[] = [...ORDER_MEASURES, ...EVENT_MEASURES, ...CORE_MEASURES].map((spec) => ({
+  ...spec,
+  namespace: spec.id.split('.')[0]!,
+  contexts: ['query', 'dashboards'] as const,
+}));
+
 /** The whole catalog, in the order GET /db-mgmt/api/measures lists it. */
-export const MEASURES: readonly MeasureCatalogEntry[] = AD_MEASURES.map(({ entry }) => entry);
+export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...AD_MEASURES.map(({ entry }) => entry)];
 
 const MEASURES_BY_ID: ReadonlyMap<string, MeasureCatalogEntry> = new Map(MEASURES.map((measure) => [measure.id, measure]));
 

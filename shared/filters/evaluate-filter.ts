@@ -10,6 +10,7 @@ import type { Filter, FilterCondition } from './filter-schema';
  * - contains, starts_with, ends_with: strings only, ignoring case; no Unicode normalisation.
  * - greater_than … less_than_or_equals: numbers only.
  * - A row without a value, or with a value of another type, matches no positive operator.
+ * - A list value (an order's tags) matches a positive operator when any of its items does.
  * - not_equals, not_in, not_contains are exactly the negation of equals, in, contains, so they
  *   match a row without a value. Two-valued logic keeps `{not: C}` and C's negated operator
  *   interchangeable, which a client composing filters can rely on.
@@ -47,6 +48,7 @@ const MATCHES: Record<PositiveOperator, (actual: unknown, expected: FilterCondit
 /** Whether one field value satisfies one condition. */
 export function evaluateCondition(condition: Pick<FilterCondition, 'op' | 'value'>, actual: unknown): boolean {
   const positive = NEGATED[condition.op];
-  if (positive) return !MATCHES[positive](actual, condition.value);
-  return MATCHES[condition.op as PositiveOperator](actual, condition.value);
+  if (positive) return !evaluateCondition({ op: positive, value: condition.value }, actual);
+  const matches = MATCHES[condition.op as PositiveOperator];
+  return Array.isArray(actual) ? actual.some((item) => matches(item, condition.value)) : matches(actual, condition.value);
 }

@@ -37,7 +37,8 @@ export interface OrderImportOptions {
  * A line as a source of its order: keyed by its content, so importing the same line again adds
  * nothing (and keeps the first import's time), while a changed line is a new statement.
  */
-function importSource(update: OrderUpdate, importedAt: Date): OrderSource {
+/** An import line as a statement about its order, keyed by its content so a re-import is a repeat. */
+export function importSource(update: OrderUpdate, importedAt: Date): OrderSource {
   const { asOf: _asOf, ...statement } = update;
   const key = `import:${createHash('sha256').update(JSON.stringify(statement)).digest('hex')}`;
   return { key, pos: 'import', at: importedAt.toISOString(), update };

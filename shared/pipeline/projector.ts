@@ -1,4 +1,4 @@
-import type { Order } from '../orders/order';
+import type { VersionedOrder } from '../store/order-repository';
 import type { StoredEvent } from '../tracking/stored-event';
 
 /**
@@ -31,9 +31,10 @@ export interface ProjectionBatch {
   /**
    * Orders the batch touched, as stored after it: the whole merged order, not the change, so a
    * projector can overwrite its copy. Orders are folded from all their sources, so this is the
-   * same whichever order entries arrive in.
+   * same whichever order entries arrive in. `version` is the order store's: a projector that keeps a
+   * copy never replaces a newer version with an older one (a rebuild or an import can race the drain).
    */
-  orders: Order[];
+  orders: VersionedOrder[];
 }
 
 export interface ProjectedEntry {

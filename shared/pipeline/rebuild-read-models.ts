@@ -1,5 +1,5 @@
 import { daysBetween, readEventPages } from '../store/event-repository';
-import { readOrders } from '../store/order-repository';
+import { readVersionedOrders } from '../store/order-repository';
 import type { Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
 
@@ -29,7 +29,7 @@ export async function rebuildReadModels(
       summary.events += page.events.length;
     }
   }
-  const orders = await readOrders(pixelId, range.from, range.to);
+  const orders = await readVersionedOrders(pixelId, range.from, range.to);
   for (let start = 0; start < orders.length; start += 100) {
     await runProjectors({ pixelId, entries: [], orders: orders.slice(start, start + 100) }, projectors);
   }

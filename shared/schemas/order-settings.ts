@@ -80,32 +80,52 @@ export const exclusionFilterSchema = z.strictObject({
   updatedAt: isoInstantSchema.optional(),
 });
 
-/** The PUT body: the complete settings, every field required (spec 4.1). */
-export const orderSettingsInputSchema = z
-  .strictObject({
-    countPendingOrders: z.boolean(),
-    countVoidedOrders: z.boolean(),
-    refundDateAttribution: z.enum(REFUND_DATE_ATTRIBUTIONS),
-    exclusionFilters: z.array(exclusionFilterSchema).max(ORDER_SETTINGS_LIMITS.filters),
-  })
-  .superRefine((settings, ctx) => {
-    // One id names one entry; a repeated id would make "keep this entry's identity" ambiguous.
-    const seen = new Set<string>();
-    const check = (id: string | undefined, path: (string | number)[]) => {
-      if (id === undefined) return;
-      if (seen.has(id)) ctx.addIssue({ code: 'custom', path, message: `Duplicate id '${id}'` });
-      seen.add(id);
-    };
-    settings.exclusionFilters.forEach((filter, f) => {
-      check(filter.id, ['exclusionFilters', f, 'id']);
-      filter.conditionGroups.forEach((group, g) => {
-        check(group.id, ['exclusionFilters', f, 'conditionGroups', g, 'id']);
-        group.conditions.forEach((condition, c) =>
-          check(condition.id, ['exclusionFilters', f, 'conditionGroups', g, 'conditions', c, 'id']),
-        );
-      });
+const orderSettingsMembers = {
+  countPendingOrders: z.boolean(),
+  countVoidedOrders: z.boolean(),
+  refundDateAttribution: z.enum(REFUND_DATE_ATTRIBUTIONS),
+  exclusionFilters: z.array(exclusionFilterSchema).max(ORDER_SETTINGS_LIMITS.filters),
+};
+
+/** One id names one entry; a repeated id would make "keep this entry's identity" ambiguous. */
+function checkUniqueIds(settings: { exclusionFilters: z.output<typeof exclusionFilterSchema>[] }, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  const check = (id: string | undefined, path: (string | number)[]) => {
+    if (id === undefined) return;
+    if (seen.has(id)) ctx.addIssue({ code: 'custom', path, message: `Duplicate id '${id}'` });
+    seen.add(id);
+  };
+  settings.exclusionFilters.forEach((filter, f) => {
+    check(filter.id, ['exclusionFilters', f, 'id']);
+    filter.conditionGroups.forEach((group, g) => {
+      check(group.id, ['exclusionFilters', f, 'conditionGroups', g, 'id']);
+      group.conditions.forEach((condition, c) => check(condition.id, ['exclusionFilters', f, 'conditionGroups', g, 'conditions', c, 'id']));
     });
-  }, whenMembersValid);
+  });
+}
+
+/** The PUT body: the complete settings, every field required (spec 4.1). */
+export const orderSettingsInputSchema = z.strictObject(orderSettingsMembers).superRefine(checkUniqueIds, whenMembersValid);
+
+/**
+ * `orderSettings` of a query body (issue P7, upstream notes 2.4): the PUT body's members and rules,
+ * each optional with the spec's default, and `original_order_date` (the cohort example's word)
+ * accepted as an alias of `order_date`. Ids and timestamps may be sent (a document read with GET
+ * can be pasted in) and are ignored.
+ */
+export const queryOrderSettingsSchema = z
+  .strictObject({
+    countPendingOrders: orderSettingsMembers.countPendingOrders.default(false),
+    countVoidedOrders: orderSettingsMembers.countVoidedOrders.default(false),
+    refundDateAttribution: z
+      .enum([...REFUND_DATE_ATTRIBUTIONS, 'original_order_date'])
+      .default('refund_date')
+      .transform((value): (typeof REFUND_DATE_ATTRIBUTIONS)[number] => (value === 'original_order_date' ? 'order_date' : value)),
+    exclusionFilters: orderSettingsMembers.exclusionFilters.default([]),
+  })
+  .superRefine(checkUniqueIds, whenMembersValid);
+
+export type QueryOrderSettings = z.output<typeof queryOrderSettingsSchema>;
 
 export type OrderSettingsInput = z.output<typeof orderSettingsInputSchema>;
 

@@ -5,6 +5,7 @@ import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
 import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
+import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
@@ -56,13 +57,19 @@ export interface OrderRetraction {
   beforePos: string;
 }
 
+/** An order as stored, with the store's version of it: higher is newer, for read models that keep copies. */
+export interface VersionedOrder {
+  order: Order;
+  version: number;
+}
+
 export interface UpsertOrdersResult {
   created: number;
   updated: number;
   /** Orders the sources left as they were (a retry, a duplicate, a statement already known). */
   unchanged: number;
-  /** Every order the sources are about, as stored afterwards. */
-  orders: Order[];
+  /** Every order the sources are about, as stored afterwards (an order whose statements were all taken back is left out). */
+  orders: VersionedOrder[];
 }
 
 /**
@@ -99,7 +106,7 @@ async function applySources(
   sources: readonly OrderSource[],
   retractions: readonly OrderRetraction[],
   firstRead: Record<string, unknown> | undefined,
-): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: Order | undefined }> {
+): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: VersionedOrder | undefined }> {
   let item = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
@@ -119,7 +126,7 @@ async function applySources(
         changed = true;
       }
     }
-    if (!changed) return { outcome: 'unchanged', order: item ? stateOf(item).order : undefined };
+    if (!changed) return { outcome: 'unchanged', order: item ? versionedOrderOf(item) : undefined };
     const version = item ? (item.version as number) : 0;
     const versionCondition = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
     if (Object.keys(merged).length === 0) {
@@ -151,7 +158,7 @@ async function applySources(
         }),
       );
       const outcome = !item ? 'created' : fingerprint(stateOf(item)) === fingerprint(next) ? 'unchanged' : 'updated';
-      return { outcome, order: next.order };
+      return { outcome, order: { order: next.order, version: version + 1 } };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
       item = await readItem(pixelId, orderId);
@@ -179,6 +186,32 @@ export function foldSources(sources: StoredSources): OrderState {
   return state;
 }
 
+/**
+ * Stores orders that do not exist yet (demo data), in batches, folded exactly as `upsertOrders`
+ * folds them: an unconditional write, so never for orders that may already exist.
+ */
+export async function writeNewOrders(pixelId: string, sources: readonly OrderSource[]): Promise<VersionedOrder[]> {
+  const byOrder = new Map<string, StoredSources>();
+  for (const { key, ...source } of sources) byOrder.set(source.update.orderId, { ...byOrder.get(source.update.orderId), [key]: source });
+  const written = [...byOrder].map(([orderId, merged]) => ({ orderId, merged, state: foldSources(merged) }));
+  await batchWrite(
+    written.map(({ orderId, merged, state }) => ({
+      PutRequest: {
+        Item: {
+          ...orderKey(pixelId, orderId),
+          GSI1PK: ordersByMonthKey(pixelId, state.order.orderDate.slice(0, 7)),
+          GSI1SK: `${state.order.orderDate}#${orderId}`,
+          ...state.order,
+          fieldTimes: state.fieldTimes,
+          sources: JSON.stringify(merged),
+          version: 1,
+        },
+      },
+    })),
+  );
+  return written.map(({ state }) => ({ order: state.order, version: 1 }));
+}
+
 async function readItem(pixelId: string, orderId: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: orderKey(pixelId, orderId), ConsistentRead: true }));
   return Item;
@@ -194,6 +227,15 @@ export async function getOrder(pixelId: string, orderId: string): Promise<Order 
  * The index is eventually consistent, so an order written a moment ago may be missing.
  */
 export async function readOrders(pixelId: string, from: Date, to: Date): Promise<Order[]> {
+  return (await readOrderItems(pixelId, from, to)).map((item) => stateOf(item).order);
+}
+
+/** `readOrders` with each order's version, for replaying orders through read models. */
+export async function readVersionedOrders(pixelId: string, from: Date, to: Date): Promise<VersionedOrder[]> {
+  return (await readOrderItems(pixelId, from, to)).map(versionedOrderOf);
+}
+
+async function readOrderItems(pixelId: string, from: Date, to: Date): Promise<Array<Record<string, unknown>>> {
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new RangeError('readOrders needs valid dates');
   if (from >= to) return [];
   const months: string[] = [];
@@ -209,7 +251,11 @@ export async function readOrders(pixelId: string, from: Date, to: Date): Promise
       ExpressionAttributeValues: { ':pk': ordersByMonthKey(pixelId, month), ':from': from.toISOString(), ':to': to.toISOString() },
     }),
   );
-  return pages.flat().map((item) => stateOf(item).order);
+  return pages.flat();
+}
+
+function versionedOrderOf(item: Record<string, unknown>): VersionedOrder {
+  return { order: stateOf(item).order, version: item.version as number };
 }
 
 function stateOf(item: Record<string, unknown>): OrderState {

@@ -4,6 +4,7 @@ import { handler as getMeasures } from '../../functions/db-mgmt/get-measures';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { SCOPES } from '../../shared/auth/scopes';
 import { FILTER_FIELDS } from '../../shared/catalog/filter-fields';
+import { DIMENSIONS } from '../../shared/catalog/dimensions';
 import { AD_MEASURE_IDS, MEASURES } from '../../shared/catalog/measures';
 import { apiEvent, invoke } from '../support/api-event';
 import { useFreshTable } from '../support/fresh-table';
@@ -31,7 +32,7 @@ describe('GET /db-mgmt/api/measures', () => {
     const response = await measures(await headersFor([scope]));
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ measures: JSON.parse(JSON.stringify(MEASURES)) });
+    expect(response.body).toEqual({ measures: JSON.parse(JSON.stringify(MEASURES)), dimensions: JSON.parse(JSON.stringify(DIMENSIONS)) });
   });
 
   it('describes each measure with what a client needs to show it', async () => {
@@ -47,7 +48,7 @@ describe('GET /db-mgmt/api/measures', () => {
       isAverage: true,
       isPercentage: false,
       preferredTrendDirection: 'down',
-      contexts: ['query_ads', 'dashboards'],
+      contexts: ['query', 'query_ads', 'dashboards'],
     });
   });
 
@@ -62,10 +63,10 @@ describe('GET /db-mgmt/api/measures', () => {
     const ids = async (query: string) => (await measures(headers, query)).body!.measures.map((m: { id: string }) => m.id);
 
     expect(await ids('?search=meta%20cpm')).toEqual(['meta.cpm']);
-    expect(await ids('?search=ROAS')).toEqual(['channel.roas']);
+    expect(await ids('?search=ROAS')).toEqual(['core.roas', 'core.new_customer_roas', 'channel.roas']);
     expect(await ids('?search=TikTok')).toEqual(AD_MEASURE_IDS.filter((id) => id.startsWith('tiktok.')));
     expect(await ids('?search=no-such-measure')).toEqual([]);
-    expect(await ids('?search=')).toEqual(AD_MEASURE_IDS);
+    expect(await ids('?search=')).toEqual(MEASURES.map((measure) => measure.id));
   });
 
   it('narrows by ?context', async () => {
@@ -101,7 +102,7 @@ describe('GET /db-mgmt/api/filters', () => {
       label: 'Ad platform',
       valueType: 'string',
       supportedOperators: ['equals', 'not_equals', 'in', 'not_in'],
-      applicableContexts: ['query_ads'],
+      applicableContexts: ['query_ads', 'query_measures'],
       description: expect.any(String),
       kind: 'attribute',
       values: ['metaIntegration', 'googleIntegration', 'tiktokIntegration'],
@@ -136,7 +137,7 @@ describe('GET /db-mgmt/api/filters', () => {
     const headers = await headersFor(['analytics:read']);
     const fieldsFor = async (query: string) => (await filters(headers, query)).body!.fields.map((entry: { field: string }) => entry.field);
 
-    expect(await fieldsFor('?context=query_ads')).toEqual(FILTER_FIELDS.map((entry) => entry.field));
+    expect(await fieldsFor('?context=query_ads')).toEqual(FILTER_FIELDS.filter((entry) => entry.applicableContexts.includes('query_ads')).map((entry) => entry.field));
     expect(await fieldsFor('?search=Campaign%20NAME')).toEqual(['channel.campaign_name']);
     expect(await fieldsFor('?search=ad%20set%20name')).toEqual(['channel.adset_name']);
     expect(await fieldsFor('?context=query_ads&search=google%20cpc')).toEqual(['google.cpc']);

@@ -31,7 +31,7 @@ class EventsPerDay implements Projector {
       for (const event of entry.events) this.contributions.set(`${entry.entryId}#${event.eventId}`, event.timestamp.slice(0, 10));
       for (const gone of entry.superseded) this.contributions.delete(`${gone.entryId}#${gone.eventId}`);
     }
-    for (const order of batch.orders) this.orders.set(order.orderId, order.value);
+    for (const { order } of batch.orders) this.orders.set(order.orderId, order.value);
   }
 
   perDay(): Record<string, number> {

@@ -18,8 +18,10 @@ export function validConditionOn(entries: readonly FilterFieldEntry[]): fc.Arbit
     );
 }
 
-export const attributeEntries = FILTER_FIELDS.filter((entry) => entry.kind === 'attribute');
-export const metricEntries = FILTER_FIELDS.filter((entry) => entry.kind === 'metric');
+/** The ad listing's fields (query_ads), which these fixtures exercise. */
+const adFields = FILTER_FIELDS.filter((entry) => entry.applicableContexts.includes('query_ads'));
+export const attributeEntries = adFields.filter((entry) => entry.kind === 'attribute');
+export const metricEntries = adFields.filter((entry) => entry.kind === 'metric');
 
 /** Filter trees of any shape the grammar allows (depth ≤ 3, width ≤ 3: within every bound) over the given leaves. */
 export function filterTree(leaf: fc.Arbitrary<FilterCondition>, depth = 3): fc.Arbitrary<Filter> {

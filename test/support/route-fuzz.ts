@@ -106,6 +106,23 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
   deleteDashboardView: { envelope: 'standard', valid: (context) => fc.constant({ pathParameters: viewPath(context) }) },
   getMeasures: { envelope: 'standard', valid: () => fc.record({ query: catalogQuery(MEASURE_CONTEXTS) }) },
   getFilters: { envelope: 'standard', valid: () => fc.record({ query: catalogQuery(FILTER_CONTEXTS) }) },
+  query: {
+    envelope: 'standard',
+    valid: (context) =>
+      fc
+        .record(
+          {
+            measures: fc.subarray(['orders.orders', 'orders.net_revenue', 'orders.new_customers', 'events.page_views', 'events.visitors', 'channel.spend', 'core.roas'], { minLength: 1 }),
+            granularity: fc.constantFrom('none', 'day', 'week', 'month'),
+            dateRange: orderedDays,
+            timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata'),
+            currency: fc.constantFrom('USD', 'EUR', 'GBP'),
+            orderSettings: fc.record({ countPendingOrders: fc.boolean(), refundDateAttribution: fc.constantFrom('refund_date', 'order_date') }, { requiredKeys: [] }),
+          },
+          { requiredKeys: ['measures', 'dateRange'] },
+        )
+        .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
+  },
   queryAds: {
     envelope: 'standard',
     valid: (context) =>

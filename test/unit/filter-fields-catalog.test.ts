@@ -27,7 +27,7 @@ const SPEC_ATTRIBUTE_OPERATORS: Record<string, string[]> = {
 };
 const METRIC_OPERATORS = ['equals', 'not_equals', 'greater_than', 'greater_than_or_equals', 'less_than', 'less_than_or_equals'];
 
-const attributes = FILTER_FIELDS.filter((entry) => entry.kind === 'attribute');
+const attributes = FILTER_FIELDS.filter((entry) => entry.kind === 'attribute' && entry.applicableContexts.includes('query_ads'));
 const metrics = FILTER_FIELDS.filter((entry) => entry.kind === 'metric');
 
 describe('the filter-field catalog', () => {
@@ -51,7 +51,18 @@ describe('the filter-field catalog', () => {
 
   it('lists exactly the basic-details fields of spec 4.2, with exactly their operators, as string attributes of query_ads', () => {
     expect(Object.fromEntries(attributes.map((entry) => [entry.field, [...entry.supportedOperators]]))).toEqual(SPEC_ATTRIBUTE_OPERATORS);
-    for (const entry of attributes) expect(entry).toMatchObject({ valueType: 'string', applicableContexts: ['query_ads'] });
+    for (const entry of attributes) {
+      expect(entry.valueType).toBe('string');
+      expect(entry.applicableContexts).toContain('query_ads');
+    }
+    // The ids and the platform also narrow the channel measures of the analytics query.
+    expect(attributes.filter((entry) => entry.applicableContexts.includes('query_measures')).map((entry) => entry.field)).toEqual([
+      'channel.resource_source',
+      'channel.account_id',
+      'channel.campaign_id',
+      'channel.adset_id',
+      'channel.ad_id',
+    ]);
   });
 
   it('lists every ad-platform measure, and only those, as a number metric of query_ads with the comparison operators', () => {
@@ -65,7 +76,7 @@ describe('the filter-field catalog', () => {
   it('closes channel.resource_source to the three platform integration identifiers, and no other field', () => {
     expect(findFilterField('channel.resource_source')?.values).toEqual(['metaIntegration', 'googleIntegration', 'tiktokIntegration']);
     expect(AD_RESOURCE_SOURCES).toEqual(['metaIntegration', 'googleIntegration', 'tiktokIntegration']);
-    expect(FILTER_FIELDS.filter((entry) => entry.values).map((entry) => entry.field)).toEqual(['channel.resource_source']);
+    expect(FILTER_FIELDS.filter((entry) => entry.values).map((entry) => entry.field)).toEqual(['channel.resource_source', 'orders.customer_type']);
   });
 
   it('offers in and not_in on string fields only, the one kind of array the grammar has', () => {
@@ -82,7 +93,8 @@ describe('the filter-field catalog', () => {
   it('finds a field by id and answers undefined for an unknown one', () => {
     expect(findFilterField('channel.ad_name')?.label).toBe('Ad name');
     expect(findFilterField('channel.spend')?.kind).toBe('metric');
-    expect(findFilterField('orders.customer_type')).toBeUndefined();
+    expect(findFilterField('orders.customer_type')?.applicableContexts).toEqual(['query_measures']);
+    expect(findFilterField('orders.total_revenue')).toBeUndefined();
     expect(findFilterField('constructor')).toBeUndefined();
   });
 });

@@ -14,6 +14,9 @@ import { toValidationIssues } from '../../shared/http/zod-issues';
 import { attributeEntries, filterTree, metricEntries, validConditionOn, validValueFor } from '../support/filter-fixtures';
 
 const validate = (filter: Filter) => validateFilterForContext(filter, 'query_ads', ['filters']);
+/** In the first context the field applies to: every field of the catalog is checked where it is offered. */
+const validateWhereOffered = (condition: FilterCondition) =>
+  validateFilterForContext(condition, findFilterField(condition.field)!.applicableContexts[0]!, ['filters']);
 
 const name = (value = 'Spring'): FilterCondition => ({ field: 'channel.ad_name', op: 'contains', value });
 const spend = (value = 10): FilterCondition => ({ field: 'channel.spend', op: 'greater_than', value });
@@ -27,7 +30,7 @@ describe('fields and operators: the validator agrees with the catalog for every 
     const value = fc.sample(validValueFor(entry, op), { numRuns: 1, seed: 7 })[0]!;
 
     // Act
-    const issues = validate({ field, op, value });
+    const issues = validateWhereOffered({ field, op, value });
 
     // Assess
     if (listed) expect(issues).toEqual([]);
@@ -52,7 +55,13 @@ describe('fields and operators: the validator agrees with the catalog for every 
 });
 
 describe('fields a context does not have', () => {
-  it.each(['orders.customer_type', 'events.name', 'attribution.source', 'orders.total_revenue'])(
+  it.each(['orders.customer_type', 'events.name'])('rejects %s naming the field, the context query_ads and where it applies', (field) => {
+    expect(validate({ and: [name(), { field, op: 'equals', value: 'new' }] })).toEqual([
+      { message: `Field '${field}' is not available in context 'query_ads'; it applies to: query_measures`, key: 'field', path: ['filters', 'and', '1', 'field'] },
+    ]);
+  });
+
+  it.each(['attribution.source'])(
     'rejects %s naming the field and the context query_ads',
     (field) => {
       expect(validate({ and: [name(), { field, op: 'equals', value: 'new_customer' }] })).toEqual([
@@ -79,7 +88,7 @@ describe('values', () => {
   );
 
   it.each(wrongShapes)('%s %s rejects a %s value, saying what it takes', (field, op, shape) => {
-    const issues = validate({ field, op, value: sampleOf[shape] });
+    const issues = validateWhereOffered({ field, op, value: sampleOf[shape] });
     const takes = { string: 'a string', number: 'a number', 'string[]': 'a non-empty array of strings' }[shapeFor(findFilterField(field)!, op) as 'string'];
     expect(issues).toEqual([{ message: `Operator '${op}' on field '${field}' takes ${takes}`, key: 'value', path: ['filters', 'value'] }]);
   });
@@ -182,7 +191,7 @@ describe('where issues are located', () => {
     expect(issuesOf({ and: [name(), spend()] })).toEqual([]);
     expect(issuesOf({ and: [name(), { field: 'channel.ad_name', op: 'equals' }] }).map((i) => i.path)).toEqual([['filters', 'and', '1', 'value']]);
     expect(issuesOf({ and: [name(), { field: 'orders.customer_type', op: 'equals', value: 'x' }] })).toEqual([
-      expect.objectContaining({ path: ['filters', 'and', '1', 'field'], message: "Field 'orders.customer_type' is not available in context 'query_ads'" }),
+      expect.objectContaining({ path: ['filters', 'and', '1', 'field'], message: "Field 'orders.customer_type' is not available in context 'query_ads'; it applies to: query_measures" }),
     ]);
   });
 });

@@ -62,7 +62,7 @@ describe('the measures catalog', () => {
   });
 
   it('offers every ad-platform measure to the ad listing and to dashboards', () => {
-    for (const id of AD_MEASURE_IDS) expect(findMeasure(id)?.contexts).toEqual(['query_ads', 'dashboards']);
+    for (const id of AD_MEASURE_IDS) expect(findMeasure(id)?.contexts).toEqual(['query', 'query_ads', 'dashboards']);
   });
 
   it.each([
@@ -153,7 +153,7 @@ describe('looking measures up', () => {
   it('finds a measure by id and answers undefined for an unknown one', () => {
     expect(findMeasure('tiktok.cpc')?.id).toBe('tiktok.cpc');
     expect(findMeasure('tiktok.roas')).toBeUndefined();
-    expect(findMeasure('orders.total_revenue')).toBeUndefined();
+    expect(findMeasure('orders.total_revenue')?.contexts).toEqual(['query', 'dashboards']);
   });
 
   it.each([

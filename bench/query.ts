@@ -1,0 +1,161 @@
+import { ensureTable } from '../lib/local/dynamodb';
+import { localConfig, useLocalServices } from '../lib/local/local-config';
+import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from '../lib/local/demo-ads';
+import { generateDemoDays } from '../lib/local/demo-orders';
+import { mergeOrder } from '../shared/orders/merge-order';
+import { orderUpdateFromImport } from '../shared/orders/order-updates';
+import { toStoredEvent } from '../shared/tracking/stored-event';
+import { startBenchStore, type StoreMode } from './bench-store';
+import { importHandlers, invoke, scopesNeeded, type Credentials } from './invoke';
+import { roundMs, summarize } from './stats';
+
+/**
+ * The analytics query section: a pixel with 100,000 orders and about 1,000,000 events over 365
+ * days, plus the demo ad set over the same year, then POST /db-mgmt/api/query through the whole
+ * handler. The read-model items are written directly with the projectors' own item builder
+ * (`writeInitialReadModels`): feeding a year through ingestion would take most of the bench.
+ */
+export interface QueryBenchDataset {
+  pixelId: string;
+  days: number;
+  end: Date;
+  /** Scales orders and visits together; 1 is the published size. */
+  scale: number;
+}
+
+export interface QueryCaseResult {
+  description: string;
+  p50Ms: number;
+  p99Ms: number;
+  n: number;
+  jsonBytes: number;
+}
+
+export interface QueryBenchResult {
+  dataset: { orders: number; events: number; ads: number; days: number; end: string; writeSeconds: number };
+  cases: Record<string, QueryCaseResult>;
+  /** Cases that could not be measured (a request over the function timeout), with the reason. */
+  failed: Record<string, string>;
+}
+
+const ROUTE_ID = 'query' as const;
+/** 100,000 orders a year: 274 a day on average (the generator adds 20 % on weekends). */
+const ORDERS_PER_DAY = 259;
+/** With 4 events per order, visits that do not buy bring the year to about 1,000,000 events. */
+const VISITS_PER_DAY = 1_180;
+
+const FIVE_MEASURES = ['orders.orders', 'orders.net_revenue', 'orders.new_customers', 'events.page_views', 'core.mer'];
+
+export const queryCases = [
+  {
+    id: 'query.day90x5Compare',
+    description: '5 measures (orders, new customers, events, blended), day buckets over 90 days, compared with the 90 days before, New York time',
+    body: { measures: FIVE_MEASURES, granularity: 'day', dateRange: { start: '2026-08-26', end: '2026-11-23' }, timezone: 'America/New_York' },
+  },
+  {
+    id: 'query.day90x5BySource',
+    description: '5 orders measures by orders.source_name, day buckets over 90 days with compare',
+    body: {
+      measures: ['orders.orders', 'orders.total_revenue', 'orders.net_revenue', 'orders.new_customers', 'orders.average_order_value'],
+      dimensions: ['orders.source_name'],
+      granularity: 'day',
+      dateRange: { start: '2026-08-26', end: '2026-11-23' },
+      timezone: 'America/New_York',
+    },
+  },
+  {
+    id: 'query.none365',
+    description: 'the same 5 measures, granularity none over 365 days',
+    body: { measures: FIVE_MEASURES, granularity: 'none', dateRange: { start: '2025-11-24', end: '2026-11-23' }, timezone: 'America/New_York' },
+  },
+] as const;
+
+export async function measureQuery(options: {
+  dataset: QueryBenchDataset;
+  projectRoot: string;
+  storeMode: StoreMode;
+  requests: number;
+  log: (line: string) => void;
+}): Promise<QueryBenchResult> {
+  const { dataset, log } = options;
+  const config = { ...localConfig(), tableName: 'merchant-analytics-bench-query', eventBusName: 'merchant-analytics-bench' };
+  const store = await startBenchStore(options.storeMode);
+  try {
+    await ensureTable(store.endpoint, config.tableName);
+    useLocalServices(config, { dynamodb: store.endpoint });
+    log(`Generating ${dataset.days} days of orders, events and ads (scale ${dataset.scale})...`);
+    const written = await writeDataset(dataset, log);
+    log(`  ${written.orders.toLocaleString('en-US')} orders, ${written.events.toLocaleString('en-US')} events, ${written.ads} ads in ${written.writeSeconds.toFixed(1)} s`);
+
+    const handlers = await importHandlers([ROUTE_ID], options.projectRoot);
+    const { mintApiKey } = await import('../shared/auth/api-key-service');
+    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID]), name: 'bench' });
+    const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
+
+    const cases: Record<string, QueryCaseResult> = {};
+    const failed: Record<string, string> = {};
+    for (const queryCase of queryCases) {
+      log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
+      try {
+      const request = { routeId: ROUTE_ID, body: { pixelId: dataset.pixelId, ...queryCase.body } };
+      const first = await invoke(queryCase.id, request, handlers, credentials);
+      const detail = (JSON.parse(first.body) as { results: Array<{ measureDetails: Array<{ success: boolean; primarySum: number | null }> }> }).results[0]!.measureDetails;
+      if (!detail.every((entry) => entry.success) || !(detail[0]!.primarySum! > 0)) throw new Error(`${queryCase.id}: the answer has no data`);
+      const durations: number[] = [];
+      for (let i = 0; i < options.requests; i++) durations.push((await invoke(queryCase.id, request, handlers, credentials)).elapsedMs);
+      const summary = summarize(durations);
+      cases[queryCase.id] = { description: queryCase.description, p50Ms: roundMs(summary.median), p99Ms: roundMs(summary.p99), n: summary.count, jsonBytes: Buffer.byteLength(first.body, 'utf8') };
+      } catch (error) {
+        // A case over the function's timeout is a result to report, not a reason to lose the others.
+        failed[queryCase.id] = (error as Error).message.slice(0, 300);
+        log(`  ${queryCase.id} failed: ${failed[queryCase.id]}`);
+      }
+    }
+    return { dataset: { ...written, days: dataset.days, end: dataset.end.toISOString(), writeSeconds: Math.round(written.writeSeconds * 10) / 10 }, cases, failed };
+  } finally {
+    await store.close();
+  }
+}
+
+async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void) {
+  // Imported only now: the repositories build their SDK client at import, after useLocalServices.
+  const { writeInitialReadModels } = await import('../shared/store/query-read-models');
+  const { upsertAds } = await import('../shared/store/ad-repository');
+  const { upsertFxRates } = await import('../shared/store/fx-repository');
+  const started = performance.now();
+  const adOptions = { ...DEMO_DEFAULTS, days: dataset.days, end: dataset.end };
+  await upsertFxRates(dataset.pixelId, generateDemoFxRates(adOptions));
+  let batch = [];
+  for (const ad of generateDemoAds(adOptions)) {
+    batch.push(ad);
+    if (batch.length === 12) await upsertAds(dataset.pixelId, batch.splice(0));
+  }
+  await upsertAds(dataset.pixelId, batch);
+
+  const days = generateDemoDays({
+    days: dataset.days,
+    end: dataset.end,
+    seed: 20_261_123,
+    ordersPerDay: ORDERS_PER_DAY * dataset.scale,
+    visitsPerDay: VISITS_PER_DAY * dataset.scale,
+    customers: Math.round(40_000 * dataset.scale) + 1,
+  });
+  const orders = [];
+  let events = 0;
+  let chunk = [];
+  // Event items are per UTC day, so a chunk of days is written whole; orders (whose customer
+  // items span days) are written once at the end.
+  for (const day of days) {
+    for (const line of day.orders) orders.push({ order: mergeOrder(undefined, orderUpdateFromImport(line, dataset.end), dataset.end).order, version: 1 });
+    chunk.push(...day.events.map((input, i) => toStoredEvent(input, { eventId: `bench-${day.date}-${i}`, eventIdSource: 'server', receivedAt: dataset.end })));
+    if (chunk.length > 100_000) {
+      events += chunk.length;
+      await writeInitialReadModels(dataset.pixelId, [], chunk.splice(0));
+      log(`  ${events.toLocaleString('en-US')} events written...`);
+    }
+  }
+  events += chunk.length;
+  await writeInitialReadModels(dataset.pixelId, [], chunk);
+  await writeInitialReadModels(dataset.pixelId, orders, []);
+  return { orders: orders.length, events, ads: adOptions.ads, writeSeconds: (performance.now() - started) / 1000 };
+}

@@ -1,0 +1,144 @@
+import type { OrderImport } from '../../shared/orders/order';
+import type { TrackingEventInput } from '../../shared/tracking/event-schema';
+import { AD_PLATFORMS } from '../../shared/catalog/measures';
+import { CAMPAIGNS, mix, prng } from './demo-ads';
+
+/**
+ * Deterministic demo orders and the pixel events around them, for the same made-up merchant as
+ * the demo ads: every order has a purchase event at its time (with the landing page's UTM
+ * parameters of a demo campaign, or none for organic visits), preceded by a page view, an add to
+ * cart and a checkout of the same visitor; visits that do not buy add page views, carts and
+ * abandoned checkouts. Refunds, pending and voided orders, several sources, gateways and
+ * currencies, and returning customers are all present.
+ *
+ * Day `d` depends only on (seed, d, end): the same options give the same data, and a benchmark
+ * can ask for a year at a larger volume, streamed day by day.
+ */
+export interface DemoOrdersOptions {
+  /** Days of data, ending with the UTC day of `end` (no timestamp after `end`). */
+  days: number;
+  end: Date;
+  seed: number;
+  /** Average orders a day (weekends 20 % more). */
+  ordersPerDay: number;
+  /** Average visits a day that do not end in an order. */
+  visitsPerDay: number;
+  /** How many distinct shoppers orders are drawn from. */
+  customers: number;
+}
+
+export const DEMO_ORDER_DEFAULTS = { days: 90, seed: 20_260_302, ordersPerDay: 14, visitsPerDay: 50, customers: 700 } as const;
+
+export interface DemoDay {
+  date: string;
+  orders: OrderImport[];
+  events: TrackingEventInput[];
+}
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+
+const CURRENCIES = [['USD', 0.6], ['EUR', 0.2], ['GBP', 0.1], ['CAD', 0.1]] as const;
+const SOURCES = [['web', 0.8], ['pos', 0.12], ['mobile_app', 0.08]] as const;
+const GATEWAYS = [['stripe', 0.6], ['paypal', 0.25], ['shop_pay', 0.15]] as const;
+const STATUSES = [['paid', 0.85], ['pending', 0.05], ['voided', 0.03], ['refunded', 0.03], ['partially_refunded', 0.04]] as const;
+const UTM_SOURCES = { meta: ['facebook', 'paid_social'], google: ['google', 'cpc'], tiktok: ['tiktok', 'paid_social'] } as const;
+
+const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+
+function weighted<T>(random: () => number, options: ReadonlyArray<readonly [T, number]>): T {
+  let draw = random();
+  for (const [value, weight] of options) {
+    if ((draw -= weight) < 0) return value;
+  }
+  return options[options.length - 1]![0];
+}
+
+/** The landing page of a visit: a demo campaign's UTM parameters 60 % of the time, organic otherwise. */
+function landingUrl(random: () => number): string {
+  if (random() < 0.4) return 'https://northwind.example/';
+  const platform = AD_PLATFORMS[Math.floor(random() * AD_PLATFORMS.length)]!;
+  const campaigns = CAMPAIGNS[platform];
+  const [source, medium] = UTM_SOURCES[platform];
+  const campaign = slug(campaigns[Math.floor(random() * campaigns.length)]!);
+  return `https://northwind.example/collections/outerwear?utm_source=${source}&utm_medium=${medium}&utm_campaign=${campaign}`;
+}
+
+export function* generateDemoDays(options: DemoOrdersOptions): Generator<DemoDay> {
+  const lastDay = Math.floor(options.end.getTime() / DAY_MS) * DAY_MS;
+  for (let d = options.days - 1; d >= 0; d--) {
+    const dayStart = lastDay - d * DAY_MS;
+    yield demoDay(options, dayStart, Math.round(dayStart / DAY_MS));
+  }
+}
+
+function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number): DemoDay {
+  const random = prng(mix(options.seed, dayNumber));
+  const now = options.end.getTime();
+  const date = new Date(dayStart).toISOString().slice(0, 10);
+  const weekday = new Date(dayStart).getUTCDay();
+  const weekend = weekday === 0 || weekday === 6 ? 1.2 : 1;
+  const orders: OrderImport[] = [];
+  const events: TrackingEventInput[] = [];
+  const at = (ms: number) => new Date(Math.min(ms, now)).toISOString();
+  // Evenings are busier: a visit's time is the later of two draws 60 % of the time.
+  const visitTime = () => dayStart + Math.floor((random() < 0.6 ? Math.max(random(), random()) : random()) * (DAY_MS - 40 * MINUTE_MS)) + 40 * MINUTE_MS;
+
+  const orderCount = Math.round(options.ordersPerDay * weekend * (0.7 + random() * 0.6));
+  for (let i = 0; i < orderCount; i++) {
+    const placed = visitTime();
+    if (placed > now) continue;
+    // Earlier shoppers come back: a third of orders go to the first fifth of the pool.
+    const shopper = random() < 0.33 ? Math.floor(random() * options.customers * 0.2) : Math.floor(random() * options.customers);
+    const email = `shopper${shopper}@example.org`;
+    const fbp = `fb.1.${1_700_000_000_000 + shopper}.${shopper}`;
+    const orderId = `NW-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`;
+    const value = Math.round((25 + random() * random() * 260) * 100) / 100;
+    const currency = weighted(random, CURRENCIES);
+    const status = weighted(random, STATUSES);
+    const tags = [...(random() < 0.1 ? ['vip'] : []), ...(random() < 0.1 ? ['subscription'] : []), ...(random() < 0.03 ? ['wholesale'] : [])];
+    const refundAt = at(placed + (1 + Math.floor(random() * 4)) * DAY_MS);
+    const refunds =
+      status === 'refunded' ? [{ amount: value, processedAt: refundAt }] : status === 'partially_refunded' ? [{ amount: Math.round(value * 30) / 100, processedAt: refundAt }] : [];
+    orders.push({
+      orderId,
+      orderDate: at(placed),
+      value,
+      currency,
+      sourceName: weighted(random, SOURCES),
+      tags,
+      paymentGateway: weighted(random, GATEWAYS),
+      financialStatus: status,
+      refunds,
+      customer: { emails: [email], ...(shopper % 3 === 0 ? { userIds: [`cust_${shopper}`] } : {}) },
+    });
+    const url = landingUrl(random);
+    const visitor = { click: { fbp } };
+    events.push(
+      { name: 'page_view', timestamp: at(placed - 25 * MINUTE_MS), page: { url }, ...visitor },
+      { name: 'add_to_cart', timestamp: at(placed - 15 * MINUTE_MS), page: { url: 'https://northwind.example/products/rain-jacket' }, ...visitor },
+      { name: 'begin_checkout', timestamp: at(placed - 5 * MINUTE_MS), page: { url: 'https://northwind.example/checkout' }, ...visitor, user: { emails: [email] } },
+      {
+        name: 'purchase',
+        timestamp: at(placed),
+        page: { url },
+        ...visitor,
+        user: { emails: [email] },
+        data: { orderId, value, currency },
+      },
+    );
+  }
+
+  const visits = Math.round(options.visitsPerDay * weekend * (0.8 + random() * 0.4));
+  for (let i = 0; i < visits; i++) {
+    const start = visitTime() - 30 * MINUTE_MS;
+    if (start > now) continue;
+    const fbp = `fb.1.${1_800_000_000_000 + dayNumber * 10_000 + i}.${i}`;
+    const url = landingUrl(random);
+    const pages = 1 + Math.floor(random() * 3);
+    for (let p = 0; p < pages; p++) events.push({ name: 'page_view', timestamp: at(start + p * 2 * MINUTE_MS), page: { url: p === 0 ? url : 'https://northwind.example/products' }, click: { fbp } });
+    if (random() < 0.3) events.push({ name: 'add_to_cart', timestamp: at(start + 8 * MINUTE_MS), click: { fbp } });
+    if (random() < 0.1) events.push({ name: 'initiate_checkout', timestamp: at(start + 12 * MINUTE_MS), click: { fbp } });
+  }
+  return { date, orders, events };
+}

@@ -1,0 +1,52 @@
+import type { HourlyMetrics } from '../store/hourly-metrics-codec';
+import type { Ad } from '../schemas/ad-import';
+import type { FinancialStatus } from '../orders/order';
+
+/**
+ * What the query engine reads for one range: the facts the read models keep, already narrowed to
+ * the range by the store. Pure data, so the engine is tested on hand-built sets.
+ */
+
+/** An order as the query reads it (the stored order without bookkeeping). */
+export interface QueryOrder {
+  orderId: string;
+  /** ISO instant, UTC, `toISOString()` form. */
+  orderDate: string;
+  value: number | null;
+  currency: string | null;
+  sourceName: string | null;
+  tags: string[];
+  paymentGateway: string | null;
+  financialStatus: FinancialStatus;
+  refunds: Array<{ amount: number; processedAt: string }>;
+  customer: { userIds: string[]; emailHashes: string[]; phoneHashes: string[] };
+}
+
+/** A tracking event as the query reads it. */
+export interface QueryEvent {
+  eventId: string;
+  /** Epoch milliseconds. */
+  at: number;
+  name: string;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  /** Identity keys (identity-components.ts): user ids, email and phone hashes, click.fbp. */
+  identities: string[];
+  /** How many events this row stands for: 1 for an event, more for a row of an hourly rollup (which has no identities). */
+  count?: number;
+}
+
+export interface RangeData {
+  /** Orders placed in the range. */
+  orders: readonly QueryOrder[];
+  /** Orders with a refund processed in the range (for `refund_date` attribution); may repeat `orders`. */
+  refundedOrders: readonly QueryOrder[];
+  /**
+   * Who each order's customer is and which order is each customer's first counted one, over the
+   * customers' whole history (counting-rules.ts `firstCountedOrders`).
+   */
+  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
+  events: readonly QueryEvent[];
+  ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[] }>;
+}

@@ -1,0 +1,118 @@
+import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
+import { FxTable } from '../ads/fx-table';
+import { evaluateFilter } from '../filters/evaluate-filter';
+import { firstCountedOrders } from '../orders/counting-rules';
+import type { Ad } from '../schemas/ad-import';
+import type { QueryRequest } from '../schemas/query-measures';
+import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { loadFxTable } from '../store/fx-repository';
+import { readCustomerHistory, readEventCounts, readEventFacts, readOrdersPlaced, readOrdersRefunded } from '../store/query-read-models';
+import { offsetMinutesAt } from '../time/zoned-time';
+import type { InstantRange } from '../time/date-range';
+import { filterForFamily } from './filter-namespaces';
+import type { QueryEvent, QueryOrder, RangeData } from './query-data';
+import { computeRange, familiesNeeded, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+
+/** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
+export interface QuerySource {
+  fxTable(pixelId: string): Promise<FxTable>;
+  ads(pixelId: string): Promise<readonly Ad[]>;
+  adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
+  ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  ordersRefunded(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
+  events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+  /** Event counts by UTC hour (no identities), for ranges on whole hours. */
+  eventCounts(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+}
+
+export const readModelSource: QuerySource = {
+  fxTable: loadFxTable,
+  ads: listAds,
+  adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
+  ordersPlaced: (pixelId, range) => readOrdersPlaced(pixelId, range.start, range.end),
+  ordersRefunded: (pixelId, range) => readOrdersRefunded(pixelId, range.start, range.end),
+  customerHistory: readCustomerHistory,
+  events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
+  eventCounts: (pixelId, range) => readEventCounts(pixelId, range.start, range.end),
+};
+
+const HOUR_MS = 3_600_000;
+const PEOPLE_MEASURES = ['events.visitors', 'events.conversion_rate'];
+
+/**
+ * Whether the hourly event rollups answer a range exactly: no measure counts people, buckets are
+ * whole UTC hours (hours, days and longer, in a zone whose offset over the range is whole hours),
+ * and the range starts and ends on a UTC hour.
+ */
+function countsSuffice(spec: QuerySpec, range: InstantRange): boolean {
+  if (spec.measures.some((measure) => PEOPLE_MEASURES.includes(measure))) return false;
+  if (spec.granularity === 'minute' || spec.granularity === 'second') return false;
+  if (range.start % HOUR_MS !== 0 || range.end % HOUR_MS !== 0) return false;
+  // Offsets change at most twice a year; checking each day's start catches any non-hour offset.
+  for (let at = range.start; at < range.end; at += 86_400_000) if (offsetMinutesAt(at, spec.timezone) % 60 !== 0) return false;
+  return offsetMinutesAt(range.end - 1, spec.timezone) % 60 === 0;
+}
+
+/** Measures that read refunds; only they make a `refund_date` query read the refund-day items. */
+const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer'];
+
+/**
+ * POST /db-mgmt/api/query: reads what the measures need for each range (in parallel, each range
+ * on its own so a comparison a year back never reads the months between), then computes.
+ */
+export async function runQuery(pixelId: string, request: QueryRequest, source: QuerySource = readModelSource) {
+  const spec: QuerySpec = {
+    measures: request.measures,
+    dimensions: request.dimensions,
+    granularity: request.granularity,
+    timezone: request.timezone,
+    currency: request.currency,
+    filters: request.filters,
+    orderSettings: request.orderSettings,
+  };
+  const families = familiesNeeded(spec.measures);
+  const [fx, ads] = await Promise.all([
+    families.has('orders') || families.has('channel') ? source.fxTable(pixelId) : new FxTable([]),
+    families.has('channel') ? source.ads(pixelId) : [],
+  ]);
+  const channelFilter = filterForFamily(spec.filters, 'channel');
+  const matchingAds = channelFilter ? ads.filter((ad) => evaluateFilter(channelFilter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : ads;
+
+  const load = (range: InstantRange) => loadRange(source, pixelId, spec, range, families, matchingAds);
+  const [primaryFacts, compareFacts] = await Promise.all([load(request.primaryRange), request.compareRange ? load(request.compareRange) : undefined]);
+  // Who is new is decided over each met customer's whole history, read once for both ranges and
+  // only when a measure, dimension or filter asks for it.
+  const met = [primaryFacts, compareFacts].flatMap((facts) => (facts ? [...facts.orders, ...facts.refundedOrders] : []));
+  const history = needsCustomerHistory(spec) ? await source.customerHistory(pixelId, met) : [];
+  const customers = firstCountedOrders(history, spec.orderSettings);
+  const primaryData: RangeData = { ...primaryFacts, customers };
+  const compareData: RangeData | undefined = compareFacts && { ...compareFacts, customers };
+  const primary = computeRange(spec, request.primaryRange, primaryData, fx);
+  const compare = request.compareRange && compareData ? computeRange(spec, request.compareRange, compareData, fx) : undefined;
+  return shapeResult(spec, { dateRange: request.dateRange, compareDateRange: request.compareDateRange }, primary, compare);
+}
+
+async function loadRange(
+  source: QuerySource,
+  pixelId: string,
+  spec: QuerySpec,
+  range: InstantRange,
+  families: ReturnType<typeof familiesNeeded>,
+  ads: readonly Ad[],
+): Promise<Omit<RangeData, 'customers'>> {
+  const wantsOrders = families.has('orders');
+  const wantsRefundDays = wantsOrders && spec.orderSettings.refundDateAttribution === 'refund_date' && spec.measures.some((measure) => REFUND_MEASURES.includes(measure));
+  const [orders, refundedOrders, events, hours] = await Promise.all([
+    wantsOrders ? source.ordersPlaced(pixelId, range) : [],
+    wantsRefundDays ? source.ordersRefunded(pixelId, range) : [],
+    families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range) : source.events(pixelId, range)) : [],
+    families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
+  ]);
+  return {
+    orders,
+    refundedOrders,
+    events,
+    ads: ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] })),
+  };
+}

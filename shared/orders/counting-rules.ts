@@ -1,0 +1,159 @@
+import type { ConditionOperator, OrderExclusionField } from '../catalog/order-exclusion-fields';
+import { IdentityComponents, identityKeys } from '../analytics/identity-components';
+import type { FinancialStatus, Order } from './order';
+
+/**
+ * Which orders count, and who their customers are: the one place the query, cohort and
+ * attribution figures take these rules from (spec 2.1-2.4).
+ *
+ * An order counts when
+ * - its financial status is `paid`, `refunded` or `partially_refunded`; or `pending` with
+ *   `countPendingOrders`; or `voided` with `countVoidedOrders`; and
+ * - it matches no enabled exclusion filter. A filter matches when ANY of its condition groups
+ *   matches; a group matches when ALL (`and`) or ANY (`or`) of its conditions match.
+ *
+ * Condition semantics (every operator of spec 2.4, on `sourceName`, `tags`, `value`, `paymentGateway`):
+ * - `equals`, `in`: exact and case-sensitive; strings never equal numbers. `in` takes a list.
+ * - `contains`, `starts_with`, `ends_with`: strings only, ignoring case.
+ * - `greater_than`, `greater_than_or_equals`, `less_than`, `less_than_or_equals`: numbers only.
+ * - `exists`: the field has a value (a non-empty tag list); `not_exists` is its negation.
+ * - `array_includes`: the list holds the value (every value, when given a list);
+ *   `array_includes_all`: every given value; `array_includes_any`: at least one given value.
+ * - `tags` is a list: a scalar operator matches when ANY tag matches it; a scalar field is read as
+ *   a one-item list by the array operators.
+ * - An order without a value for the field matches no positive operator; `not_equals`, `not_in`
+ *   and `not_contains` are exactly the negations of `equals`, `in`, `contains`, so they match it.
+ */
+
+/** What the rules read of an order. */
+export type CountableOrder = Pick<Order, 'financialStatus' | 'sourceName' | 'tags' | 'value' | 'paymentGateway'>;
+
+export interface CountingCondition {
+  field: OrderExclusionField;
+  operator: ConditionOperator;
+  value?: string | number | boolean | string[];
+}
+
+export interface CountingSettings {
+  countPendingOrders: boolean;
+  countVoidedOrders: boolean;
+  refundDateAttribution: 'refund_date' | 'order_date';
+  exclusionFilters: ReadonlyArray<{
+    enabled: boolean;
+    conditionGroups: ReadonlyArray<{ logic: 'and' | 'or'; conditions: readonly CountingCondition[] }>;
+  }>;
+}
+
+const ALWAYS_COUNTED: ReadonlySet<FinancialStatus> = new Set(['paid', 'refunded', 'partially_refunded']);
+
+export function isCountedStatus(status: FinancialStatus, settings: Pick<CountingSettings, 'countPendingOrders' | 'countVoidedOrders'>): boolean {
+  if (ALWAYS_COUNTED.has(status)) return true;
+  if (status === 'pending') return settings.countPendingOrders;
+  if (status === 'voided') return settings.countVoidedOrders;
+  return false;
+}
+
+export function isExcluded(order: CountableOrder, settings: Pick<CountingSettings, 'exclusionFilters'>): boolean {
+  return settings.exclusionFilters.some(
+    (filter) =>
+      filter.enabled &&
+      filter.conditionGroups.some((group) =>
+        group.logic === 'and'
+          ? group.conditions.every((condition) => conditionMatches(order, condition))
+          : group.conditions.some((condition) => conditionMatches(order, condition)),
+      ),
+  );
+}
+
+export function countsOrder(order: CountableOrder, settings: CountingSettings): boolean {
+  return isCountedStatus(order.financialStatus, settings) && !isExcluded(order, settings);
+}
+
+type Actual = string | number | null;
+
+const NEGATIONS: Partial<Record<ConditionOperator, ConditionOperator>> = {
+  not_equals: 'equals',
+  not_in: 'in',
+  not_contains: 'contains',
+  not_exists: 'exists',
+};
+
+const lower = (text: string) => text.toLowerCase();
+const asList = (value: CountingCondition['value']): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
+const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value);
+
+/** Whether one scalar value satisfies a positive scalar operator. */
+const SCALAR_MATCHES: Partial<Record<ConditionOperator, (actual: Actual, expected: CountingCondition['value']) => boolean>> = {
+  equals: (actual, expected) => actual !== null && actual === expected,
+  in: (actual, expected) => actual !== null && Array.isArray(expected) && (expected as unknown[]).includes(actual),
+  contains: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).includes(lower(expected)),
+  starts_with: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).startsWith(lower(expected)),
+  ends_with: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).endsWith(lower(expected)),
+  greater_than: (actual, expected) => isNumber(actual) && isNumber(expected) && actual > expected,
+  greater_than_or_equals: (actual, expected) => isNumber(actual) && isNumber(expected) && actual >= expected,
+  less_than: (actual, expected) => isNumber(actual) && isNumber(expected) && actual < expected,
+  less_than_or_equals: (actual, expected) => isNumber(actual) && isNumber(expected) && actual <= expected,
+};
+
+/** Whether an order matches one exclusion condition (semantics in the module comment). */
+export function conditionMatches(order: CountableOrder, condition: CountingCondition): boolean {
+  const negated = NEGATIONS[condition.operator];
+  if (negated) return !conditionMatches(order, { ...condition, operator: negated });
+  const values: Actual[] = condition.field === 'tags' ? order.tags : order[condition.field] === null ? [] : [order[condition.field]];
+  switch (condition.operator) {
+    case 'exists':
+      return values.length > 0;
+    case 'array_includes':
+    case 'array_includes_all':
+      return asList(condition.value).length > 0 && asList(condition.value).every((wanted) => values.includes(wanted as Actual));
+    case 'array_includes_any':
+      return asList(condition.value).some((wanted) => values.includes(wanted as Actual));
+    default: {
+      const matches = SCALAR_MATCHES[condition.operator];
+      return matches !== undefined && values.some((actual) => matches(actual, condition.value));
+    }
+  }
+}
+
+/** What the customer rules read of an order. */
+export interface IdentifiedOrder {
+  orderId: string;
+  orderDate: string;
+  customer: { userIds: readonly string[]; emailHashes: readonly string[]; phoneHashes: readonly string[] };
+}
+
+/**
+ * Customers of a set of orders: orders sharing any user id, email hash or phone hash, transitively,
+ * are one customer; an order with no identity is a customer of its own. Returns a stable key per
+ * order (equal keys, same customer).
+ */
+export function customerKeys(orders: readonly IdentifiedOrder[]): Map<string, string> {
+  const components = new IdentityComponents();
+  const keysOf = new Map(orders.map((order) => [order.orderId, identityKeys(order.customer)]));
+  for (const keys of keysOf.values()) components.link(keys);
+  const customers = new Map<string, string>();
+  for (const [orderId, keys] of keysOf) customers.set(orderId, keys.length > 0 ? components.root(keys[0]!) : `o:${orderId}`);
+  return customers;
+}
+
+/**
+ * The first order of each customer: their earliest COUNTED order (ties by order id), over every
+ * order given, which must be the customers' whole stored history. Who is new does not depend on
+ * a query's `filters`, only on the counting rules.
+ */
+export function firstCountedOrders<T extends IdentifiedOrder & CountableOrder>(
+  orders: readonly T[],
+  settings: CountingSettings,
+): { customerOf: Map<string, string>; firstOrderOf: Map<string, string> } {
+  const customerOf = customerKeys(orders);
+  const first = new Map<string, T>();
+  for (const order of orders) {
+    if (!countsOrder(order, settings)) continue;
+    const customer = customerOf.get(order.orderId)!;
+    const current = first.get(customer);
+    if (!current || order.orderDate < current.orderDate || (order.orderDate === current.orderDate && order.orderId < current.orderId)) {
+      first.set(customer, order);
+    }
+  }
+  return { customerOf, firstOrderOf: new Map([...first].map(([customer, order]) => [customer, order.orderId])) };
+}

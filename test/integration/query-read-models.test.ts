@@ -1,0 +1,166 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Order } from '../../shared/orders/order';
+import {
+  applyEvents,
+  applyOrders,
+  readCustomerHistory,
+  readEventCounts,
+  readEventFacts,
+  readOrdersPlaced,
+  readOrdersRefunded,
+  toQueryOrder,
+} from '../../shared/store/query-read-models';
+import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { useFreshTable } from '../support/fresh-table';
+
+beforeAll(async () => {
+  await useFreshTable();
+});
+
+const order = (orderId: string, overrides: Partial<Order> = {}): Order => ({
+  orderId,
+  orderDate: '2026-03-01T10:00:00.000Z',
+  value: 100,
+  currency: 'USD',
+  sourceName: 'web',
+  tags: [],
+  paymentGateway: 'stripe',
+  financialStatus: 'paid',
+  refunds: [],
+  customer: { emailHashes: [], phoneHashes: [], userIds: [] },
+  createdAt: '2026-03-01T10:00:00.000Z',
+  updatedAt: '2026-03-01T10:00:00.000Z',
+  ...overrides,
+});
+
+const DAY = (date: string) => Date.parse(`${date}T00:00:00Z`);
+
+describe('order read models', () => {
+  it('keep one entry per order, the newest version, under duplicates, reordering and a moved order date', async () => {
+    const pixel = 'px_rm_orders';
+    const v1 = { order: order('o1', { refunds: [{ amount: 10, processedAt: '2026-03-03T09:00:00.000Z' }] }), version: 1 };
+    const v2 = { order: order('o1', { orderDate: '2026-03-02T10:00:00.000Z', value: 80, refunds: [] }), version: 2 };
+    await applyOrders(pixel, [v1]);
+    await applyOrders(pixel, [v1]);
+    await applyOrders(pixel, [v2]);
+    // A late, older delivery changes nothing.
+    await applyOrders(pixel, [v1]);
+
+    expect(await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-02'))).toEqual([]);
+    expect(await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-04'))).toEqual([toQueryOrder(v2.order)]);
+    expect(await readOrdersRefunded(pixel, DAY('2026-03-01'), DAY('2026-03-10'))).toEqual([]);
+  });
+
+  it('the same states applied in any order give the same read model', async () => {
+    const states = [1, 2, 3].map((version) => ({
+      order: order('o9', { orderDate: `2026-04-0${version}T10:00:00.000Z`, refunds: [{ amount: version, processedAt: `2026-04-0${version + 1}T10:00:00.000Z` }] }),
+      version,
+    }));
+    for (const [pixel, sequence] of [
+      ['px_rm_a', [0, 1, 2]],
+      ['px_rm_b', [2, 0, 1]],
+      ['px_rm_c', [1, 2, 0, 2, 1]],
+    ] as const) {
+      for (const index of sequence) await applyOrders(pixel, [states[index]!]);
+      expect(await readOrdersPlaced(pixel, DAY('2026-04-01'), DAY('2026-04-10'))).toEqual([toQueryOrder(states[2]!.order)]);
+      expect(await readOrdersRefunded(pixel, DAY('2026-04-01'), DAY('2026-04-10'))).toEqual([toQueryOrder(states[2]!.order)]);
+    }
+  });
+
+  it('finds a customer’s whole history through linked identifiers, outside the range too', async () => {
+    const pixel = 'px_rm_customers';
+    await applyOrders(pixel, [
+      { order: order('a', { orderDate: '2025-01-01T00:00:00.000Z', customer: { emailHashes: ['e1'], phoneHashes: [], userIds: [] } }), version: 1 },
+      { order: order('c', { orderDate: '2027-01-01T00:00:00.000Z', customer: { emailHashes: ['e1'], phoneHashes: ['p1'], userIds: [] } }), version: 1 },
+      { order: order('b', { customer: { emailHashes: [], phoneHashes: ['p1'], userIds: [] } }), version: 1 },
+      { order: order('x', { customer: { emailHashes: [], phoneHashes: [], userIds: ['someone-else'] } }), version: 1 },
+    ]);
+    const inRange = await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-02'));
+    expect(inRange.map((o) => o.orderId).sort()).toEqual(['b', 'x']);
+    const history = await readCustomerHistory(pixel, inRange.filter((o) => o.orderId === 'b'));
+    expect(history.map((o) => o.orderId).sort()).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('event read model', () => {
+  it('keeps each event once however often it is applied', async () => {
+    const pixel = 'px_rm_events';
+    const event = (eventId: string, timestamp: string, extra: Partial<StoredEvent> = {}): StoredEvent => ({
+      eventId,
+      eventIdSource: 'client',
+      name: 'page_view',
+      standard: true,
+      timestamp,
+      receivedAt: timestamp,
+      ...extra,
+    });
+    const events = [
+      event('e1', '2026-03-01T23:59:59.999Z', { utm: { utm_source: 'google' }, click: { fbp: 'fb.1' } }),
+      event('e2', '2026-03-02T00:00:00.000Z', { name: 'purchase', user: { userIds: ['u1'] } }),
+    ];
+    await applyEvents(pixel, events);
+    await applyEvents(pixel, [events[1]!, events[0]!]);
+    const read = await readEventFacts(pixel, DAY('2026-03-01'), DAY('2026-03-03'));
+    expect(read.sort((a, b) => a.at - b.at)).toEqual([
+      { eventId: 'e1', at: Date.parse('2026-03-01T23:59:59.999Z'), name: 'page_view', utmSource: 'google', utmMedium: null, utmCampaign: null, identities: ['f:fb.1'] },
+      { eventId: 'e2', at: DAY('2026-03-02'), name: 'purchase', utmSource: null, utmMedium: null, utmCampaign: null, identities: ['u:u1'] },
+    ]);
+    expect(await readEventFacts(pixel, DAY('2026-03-02'), DAY('2026-03-03'))).toHaveLength(1);
+  });
+});
+
+describe('event rollups', () => {
+  it('count each event once, by UTC hour, name and UTM values, however often and in whatever order events are applied', async () => {
+    const pixel = 'px_rm_rollups';
+    const event = (eventId: string, timestamp: string, name: string, source?: string): StoredEvent => ({
+      eventId, eventIdSource: 'client', name, standard: true, timestamp, receivedAt: timestamp, ...(source ? { utm: { utm_source: source } } : {}),
+    });
+    const events = [
+      event('r1', '2026-05-01T10:05:00.000Z', 'page_view', 'google'),
+      event('r2', '2026-05-01T10:55:00.000Z', 'page_view', 'google'),
+      event('r3', '2026-05-01T11:00:00.000Z', 'purchase'),
+      event('r4', '2026-05-02T00:00:00.000Z', 'page_view'),
+    ];
+    await applyEvents(pixel, [events[2]!, events[0]!]);
+    await applyEvents(pixel, events);
+    await applyEvents(pixel, [events[1]!]);
+    const counts = await readEventCounts(pixel, DAY('2026-05-01'), DAY('2026-05-03'));
+    expect(counts.map(({ at, name, utmSource, count }) => [new Date(at).toISOString(), name, utmSource, count]).sort()).toEqual([
+      ['2026-05-01T10:00:00.000Z', 'page_view', 'google', 2],
+      ['2026-05-01T11:00:00.000Z', 'purchase', null, 1],
+      ['2026-05-02T00:00:00.000Z', 'page_view', null, 1],
+    ]);
+  });
+});
+
+describe('order read models under any delivery order (property)', () => {
+  it('end in the newest version’s facts whatever the order, repetition and grouping of deliveries', async () => {
+    const { default: fc } = await import('fast-check');
+    const dates = ['2026-06-01T10:00:00.000Z', '2026-06-02T10:00:00.000Z', '2026-06-03T23:30:00.000Z'];
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ date: fc.constantFrom(...dates), refund: fc.option(fc.constantFrom(...dates)), email: fc.constantFrom('a', 'b') }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        async (states, picks) => {
+          const pixel = `px_rm_prop_${run++}`;
+          const versions = states.map((state, i) => ({
+            order: order('p1', {
+              orderDate: state.date,
+              refunds: state.refund ? [{ amount: 1, processedAt: state.refund }] : [],
+              customer: { emailHashes: [state.email], phoneHashes: [], userIds: [] },
+            }),
+            version: i + 1,
+          }));
+          // Deliveries: random picks (duplicates, any order), then the newest at some point.
+          const deliveries = [...picks.map((pick) => versions[pick % versions.length]!), versions.at(-1)!, ...picks.slice(0, 2).map((pick) => versions[pick % versions.length]!)];
+          for (const delivery of deliveries) await applyOrders(pixel, [delivery]);
+          const newest = toQueryOrder(versions.at(-1)!.order);
+          expect(await readOrdersPlaced(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual([newest]);
+          expect(await readOrdersRefunded(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual(newest.refunds.length > 0 ? [newest] : []);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});

@@ -1,0 +1,90 @@
+import { FxTable } from '../../shared/ads/fx-table';
+import type { QueryEvent, QueryOrder } from '../../shared/analytics/query-data';
+import { runQuery, type QuerySource } from '../../shared/analytics/query-service';
+import type { Ad } from '../../shared/schemas/ad-import';
+import type { FxRatesEntry } from '../../shared/schemas/ad-import';
+import { queryRequestSchema } from '../../shared/schemas/query-measures';
+import type { HourlyMetrics } from '../../shared/store/hourly-metrics-codec';
+
+/** A hand-built pixel for the query engine: facts as the read models hold them. */
+export interface MemoryPixel {
+  orders: QueryOrder[];
+  events: QueryEvent[];
+  ads: Array<{ ad: Ad; hours: HourlyMetrics[] }>;
+  fx: FxRatesEntry[];
+}
+
+export function memorySource(pixel: MemoryPixel): QuerySource {
+  const inRange = (at: number, range: { start: number; end: number }) => at >= range.start && at < range.end;
+  return {
+    fxTable: async () => new FxTable(pixel.fx),
+    ads: async () => pixel.ads.map(({ ad }) => ad),
+    adHours: async (_pixelId, ads, range) =>
+      new Map(
+        pixel.ads
+          .filter(({ ad }) => ads.includes(ad))
+          .map(({ ad, hours }) => [`${ad.platform}#${ad.adId}`, hours.filter((hour) => inRange(hour.hour, range))]),
+      ),
+    ordersPlaced: async (_pixelId, range) => pixel.orders.filter((order) => inRange(Date.parse(order.orderDate), range)),
+    ordersRefunded: async (_pixelId, range) =>
+      pixel.orders.filter((order) => order.refunds.some((refund) => inRange(Date.parse(refund.processedAt), range))),
+    // Every stored order: a superset of the met customers' histories changes no customer's first order.
+    customerHistory: async () => pixel.orders,
+    events: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
+    // Hand-built events stand for themselves; the rollup path is tested against the store.
+    eventCounts: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
+  };
+}
+
+export async function query(pixel: MemoryPixel, body: Record<string, unknown>) {
+  const request = queryRequestSchema.parse({ pixelId: 'px_t', ...body });
+  return (await runQuery('px_t', request, memorySource(pixel))).results[0]!;
+}
+
+export function order(orderId: string, orderDate: string, fields: Partial<QueryOrder> = {}): QueryOrder {
+  return {
+    orderId,
+    orderDate: new Date(orderDate).toISOString(),
+    value: 0,
+    currency: 'USD',
+    sourceName: 'web',
+    tags: [],
+    paymentGateway: 'stripe',
+    financialStatus: 'paid',
+    refunds: [],
+    customer: { userIds: [], emailHashes: [], phoneHashes: [] },
+    ...fields,
+  };
+}
+
+export function event(eventId: string, at: string, name: string, identities: string[] = [], utm: [string?, string?, string?] = []): QueryEvent {
+  return { eventId, at: Date.parse(at), name, utmSource: utm[0] ?? null, utmMedium: utm[1] ?? null, utmCampaign: utm[2] ?? null, identities };
+}
+
+export function ad(platform: Ad['platform'], adId: string, currency: string, fields: Partial<Ad> = {}): Ad {
+  return {
+    platform,
+    accountId: `${platform}-acc`,
+    accountName: 'Account',
+    campaignId: `${platform}-c1`,
+    campaignName: 'Campaign',
+    adsetId: `${platform}-s1`,
+    adsetName: 'Ad set',
+    adId,
+    adName: `Ad ${adId}`,
+    status: 'ACTIVE',
+    configuredStatus: 'ACTIVE',
+    effectiveStatus: 'ACTIVE',
+    currency,
+    dailyBudget: null,
+    budgetRemaining: null,
+    amountSpent: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...fields,
+  } as Ad;
+}
+
+export function hour(at: string, spend: number, impressions: number, clicks: number): HourlyMetrics {
+  return { hour: Date.parse(at), spend, impressions, clicks, conversions: 0, conversionValue: 0 };
+}

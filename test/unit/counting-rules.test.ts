@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { conditionMatches, countsOrder, customerKeys, firstCountedOrders, isCountedStatus, type CountableOrder, type CountingCondition } from '../../shared/orders/counting-rules';
+
+const order: CountableOrder = { financialStatus: 'paid', sourceName: 'Web Shop', tags: ['vip', 'Sale'], value: 50, paymentGateway: 'stripe' };
+const bare: CountableOrder = { financialStatus: 'paid', sourceName: null, tags: [], value: null, paymentGateway: null };
+
+describe('counted statuses', () => {
+  it.each([
+    ['paid', false, false, true],
+    ['refunded', false, false, true],
+    ['partially_refunded', false, false, true],
+    ['pending', false, false, false],
+    ['pending', true, false, true],
+    ['voided', false, false, false],
+    ['voided', false, true, true],
+  ] as const)('%s with pending=%s voided=%s counts: %s', (status, countPendingOrders, countVoidedOrders, counted) => {
+    expect(isCountedStatus(status, { countPendingOrders, countVoidedOrders })).toBe(counted);
+  });
+});
+
+describe('every operator of spec 2.4', () => {
+  const cases: Array<[CountingCondition, boolean, boolean]> = [
+    // [condition, matches `order`, matches `bare` (no values)]
+    [{ field: 'sourceName', operator: 'equals', value: 'Web Shop' }, true, false],
+    [{ field: 'sourceName', operator: 'equals', value: 'web shop' }, false, false],
+    [{ field: 'sourceName', operator: 'not_equals', value: 'pos' }, true, true],
+    [{ field: 'sourceName', operator: 'in', value: ['pos', 'Web Shop'] }, true, false],
+    [{ field: 'sourceName', operator: 'not_in', value: ['pos'] }, true, true],
+    [{ field: 'sourceName', operator: 'contains', value: 'SHOP' }, true, false],
+    [{ field: 'sourceName', operator: 'not_contains', value: 'shop' }, false, true],
+    [{ field: 'sourceName', operator: 'starts_with', value: 'web' }, true, false],
+    [{ field: 'sourceName', operator: 'ends_with', value: 'SHOP' }, true, false],
+    [{ field: 'sourceName', operator: 'exists' }, true, false],
+    [{ field: 'sourceName', operator: 'not_exists' }, false, true],
+    [{ field: 'value', operator: 'equals', value: 50 }, true, false],
+    [{ field: 'value', operator: 'equals', value: '50' as unknown as number }, false, false],
+    [{ field: 'value', operator: 'not_equals', value: 50 }, false, true],
+    [{ field: 'value', operator: 'greater_than', value: 49.99 }, true, false],
+    [{ field: 'value', operator: 'greater_than', value: 50 }, false, false],
+    [{ field: 'value', operator: 'greater_than_or_equals', value: 50 }, true, false],
+    [{ field: 'value', operator: 'less_than', value: 50 }, false, false],
+    [{ field: 'value', operator: 'less_than_or_equals', value: 50 }, true, false],
+    [{ field: 'tags', operator: 'array_includes', value: 'vip' }, true, false],
+    [{ field: 'tags', operator: 'array_includes', value: 'sale' }, false, false],
+    [{ field: 'tags', operator: 'array_includes', value: ['vip', 'Sale'] }, true, false],
+    [{ field: 'tags', operator: 'array_includes_all', value: ['vip', 'other'] }, false, false],
+    [{ field: 'tags', operator: 'array_includes_any', value: ['other', 'Sale'] }, true, false],
+    [{ field: 'tags', operator: 'array_includes_any', value: 'other' }, false, false],
+    [{ field: 'tags', operator: 'equals', value: 'vip' }, true, false],
+    [{ field: 'tags', operator: 'not_equals', value: 'vip' }, false, true],
+    [{ field: 'tags', operator: 'exists' }, true, false],
+    [{ field: 'paymentGateway', operator: 'in', value: ['stripe'] }, true, false],
+    [{ field: 'paymentGateway', operator: 'not_in', value: ['stripe'] }, false, true],
+    [{ field: 'paymentGateway', operator: 'array_includes', value: 'stripe' }, true, false],
+  ];
+  it.each(cases)('%j: order %s, order without values %s', (condition, onOrder, onBare) => {
+    expect(conditionMatches(order, condition)).toBe(onOrder);
+    expect(conditionMatches(bare, condition)).toBe(onBare);
+  });
+
+  it('negated operators are exactly the negations', () => {
+    const pairs = [
+      ['equals', 'not_equals'],
+      ['in', 'not_in'],
+      ['contains', 'not_contains'],
+      ['exists', 'not_exists'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.record({ sourceName: fc.option(fc.constantFrom('web', 'pos', 'Web')), tags: fc.array(fc.constantFrom('a', 'b')), value: fc.option(fc.integer({ min: 0, max: 3 })) }),
+        fc.constantFrom(...pairs),
+        fc.constantFrom('sourceName', 'tags'),
+        (fields, [positive, negative], field) => {
+          const subject: CountableOrder = { financialStatus: 'paid', paymentGateway: null, ...fields };
+          const value = positive === 'in' ? ['web', 'a'] : field === 'tags' ? 'a' : 'web';
+          expect(conditionMatches(subject, { field, operator: negative, value })).toBe(!conditionMatches(subject, { field, operator: positive, value }));
+        },
+      ),
+    );
+  });
+});
+
+describe('exclusion filters', () => {
+  const settings = (conditionGroups: unknown, enabled = true) =>
+    ({ countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [{ enabled, conditionGroups }] }) as never;
+  it('a filter matches when any group matches; a group by its logic', () => {
+    const web = { field: 'sourceName', operator: 'equals', value: 'Web Shop' };
+    const cheap = { field: 'value', operator: 'less_than', value: 10 };
+    expect(countsOrder(order, settings([{ logic: 'and', conditions: [web, cheap] }]))).toBe(true);
+    expect(countsOrder(order, settings([{ logic: 'or', conditions: [web, cheap] }]))).toBe(false);
+    expect(countsOrder(order, settings([{ logic: 'and', conditions: [cheap] }, { logic: 'and', conditions: [web] }]))).toBe(false);
+    expect(countsOrder(order, settings([{ logic: 'and', conditions: [web] }], false))).toBe(true);
+  });
+});
+
+describe('customers', () => {
+  const o = (orderId: string, orderDate: string, ids: { u?: string[]; e?: string[]; p?: string[] }, financialStatus: CountableOrder['financialStatus'] = 'paid') => ({
+    ...bare,
+    financialStatus,
+    orderId,
+    orderDate,
+    customer: { userIds: ids.u ?? [], emailHashes: ids.e ?? [], phoneHashes: ids.p ?? [] },
+  });
+  it('links orders sharing any identifier, transitively; an order without identity is its own customer', () => {
+    const keys = customerKeys([o('a', '1', { e: ['x'] }), o('b', '2', { e: ['x'], p: ['y'] }), o('c', '3', { p: ['y'] }), o('d', '4', {}), o('e', '5', {}), o('f', '6', { u: ['x'] })]);
+    expect(keys.get('a')).toBe(keys.get('c'));
+    expect(new Set([keys.get('a'), keys.get('d'), keys.get('e'), keys.get('f')]).size).toBe(4);
+  });
+  it('the first order is the earliest counted one', () => {
+    const orders = [o('a', '2026-01-01T00:00:00.000Z', { e: ['x'] }, 'pending'), o('b', '2026-02-01T00:00:00.000Z', { e: ['x'] })];
+    const plain = { countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] } as const;
+    const customer = (settings: typeof plain | { countPendingOrders: true }) => firstCountedOrders(orders, { ...plain, ...settings });
+    expect([...customer(plain).firstOrderOf.values()]).toEqual(['b']);
+    expect([...customer({ countPendingOrders: true }).firstOrderOf.values()]).toEqual(['a']);
+  });
+  it('customer keys do not depend on the order the orders come in', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ e: fc.array(fc.constantFrom('1', '2', '3'), { maxLength: 2 }), p: fc.array(fc.constantFrom('1', '2'), { maxLength: 1 }) }), { maxLength: 8 }), (identities) => {
+        const orders = identities.map((ids, i) => o(`o${i}`, String(i), ids));
+        const forward = customerKeys(orders);
+        const backward = customerKeys([...orders].reverse());
+        for (const { orderId } of orders) expect(backward.get(orderId)).toBe(forward.get(orderId));
+      }),
+    );
+  });
+});
