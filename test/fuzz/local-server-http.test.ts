@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteDefinition, type RouteId } from '../../lib/routes';
 import { SCOPES } from '../../shared/auth/scopes';
-import { eventLines, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
+import { eventLines, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
 import { bodyText, errorBodyProblems, ROUTE_FUZZ, withStorableNumbers } from '../support/route-fuzz';
 
 /*
@@ -63,6 +63,8 @@ const rawBody = (id: RouteId): fc.Arbitrary<Buffer> => {
 const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded', undefined);
 
 async function sendRaw(route: RouteDefinition & { id: RouteId }, body: Buffer, options: { type?: string; chunked?: boolean } = {}) {
+  // Events are published by the pipeline after the write: count once everything before is out.
+  await pipelineDrained(server);
   const published = eventLines(server).length;
   const init: RequestInit & { duplex?: 'half' } = {
     method: route.method,
@@ -90,6 +92,7 @@ async function sendRaw(route: RouteDefinition & { id: RouteId }, body: Buffer, o
     // The front door (an over-limit upload) answers like API Gateway, before any function runs.
     const frontDoor = response.status === 413 && Object.keys(parsed).join() === 'message';
     if (!frontDoor) expect(errorBodyProblems(ROUTE_FUZZ[route.id].envelope, response.status, parsed), label).toEqual([]);
+    await pipelineDrained(server);
     expect(eventLines(server).length, `${label}: a rejected request published an event`).toBe(published);
   }
   return response.status;
