@@ -145,15 +145,7 @@ async function applySources(
       await documentClient.send(
         new PutCommand({
           TableName: tableName(),
-          Item: {
-            ...orderKey(pixelId, orderId),
-            GSI1PK: ordersByMonthKey(pixelId, next.order.orderDate.slice(0, 7)),
-            GSI1SK: `${next.order.orderDate}#${orderId}`,
-            ...next.order,
-            fieldTimes: next.fieldTimes,
-            sources: JSON.stringify(merged),
-            version: version + 1,
-          },
+          Item: orderItem(pixelId, next, merged, version + 1),
           ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
         }),
       );
@@ -193,23 +185,23 @@ export function foldSources(sources: StoredSources): OrderState {
 export async function writeNewOrders(pixelId: string, sources: readonly OrderSource[]): Promise<VersionedOrder[]> {
   const byOrder = new Map<string, StoredSources>();
   for (const { key, ...source } of sources) byOrder.set(source.update.orderId, { ...byOrder.get(source.update.orderId), [key]: source });
-  const written = [...byOrder].map(([orderId, merged]) => ({ orderId, merged, state: foldSources(merged) }));
-  await batchWrite(
-    written.map(({ orderId, merged, state }) => ({
-      PutRequest: {
-        Item: {
-          ...orderKey(pixelId, orderId),
-          GSI1PK: ordersByMonthKey(pixelId, state.order.orderDate.slice(0, 7)),
-          GSI1SK: `${state.order.orderDate}#${orderId}`,
-          ...state.order,
-          fieldTimes: state.fieldTimes,
-          sources: JSON.stringify(merged),
-          version: 1,
-        },
-      },
-    })),
-  );
+  const written = [...byOrder.values()].map((merged) => ({ merged, state: foldSources(merged) }));
+  await batchWrite(written.map(({ merged, state }) => ({ PutRequest: { Item: orderItem(pixelId, state, merged, 1) } })));
   return written.map(({ state }) => ({ order: state.order, version: 1 }));
+}
+
+/** An order's item: its folded state as attributes, its statements, and the version it is at. */
+function orderItem(pixelId: string, state: OrderState, sources: StoredSources, version: number): Record<string, unknown> {
+  const { orderId, orderDate } = state.order;
+  return {
+    ...orderKey(pixelId, orderId),
+    GSI1PK: ordersByMonthKey(pixelId, orderDate.slice(0, 7)),
+    GSI1SK: `${orderDate}#${orderId}`,
+    ...state.order,
+    fieldTimes: state.fieldTimes,
+    sources: JSON.stringify(sources),
+    version,
+  };
 }
 
 async function readItem(pixelId: string, orderId: string): Promise<Record<string, unknown> | undefined> {
