@@ -241,7 +241,8 @@ function rollupOf(entries: Iterable<EventEntry>): Record<string, number> {
     const key = JSON.stringify([Math.floor(offset / 3_600_000), name, source, medium, campaign]);
     counts[key] = (counts[key] ?? 0) + 1;
   }
-  return counts;
+  // Keys in a fixed order, so the same facts always give the same item, whatever order they came in.
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 async function recomputeEventRollup(pixelId: string, day: string): Promise<void> {

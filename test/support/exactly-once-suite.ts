@@ -56,7 +56,7 @@ export function exactlyOnceSuite(store: string): void {
           const shuffled = await run(
             `prop_mixed_${id}`,
             async (pixelId, entries) => {
-              for (const group of schedule) await projectLogEntries(pixelId, group.map((index) => entries[index % entries.length]!), { projectors: [] });
+              for (const group of schedule) await projectLogEntries(pixelId, group.map((index) => entries[index % entries.length]!));
               await drainAll();
             },
             specs,
@@ -133,8 +133,19 @@ async function snapshot(pixelId: string): Promise<unknown> {
         if (copy.data instanceof Uint8Array) copy.data = JSON.parse(gunzipSync(copy.data).toString('utf8'));
         if (copy.superseded instanceof Set) copy.superseded = [...copy.superseded].sort();
         if (typeof copy.sources === 'string') copy.sources = JSON.parse(copy.sources);
+        // Read models copy the order's write counter (`v`) to refuse stale states; like the
+        // order's own `version`, it counts writes, not what was written, so it is left out. So are
+        // tombstones (an entry without facts, left where an order was before its date moved):
+        // they only stop a stale state from coming back, and every read skips them.
+        if (copy.o !== null && typeof copy.o === 'object') {
+          const live = Object.entries(copy.o as Record<string, { f?: string }>).filter(([, entry]) => entry.f !== undefined);
+          if (live.length === 0) return undefined;
+          copy.o = Object.fromEntries(live.map(([orderId, { f }]) => [orderId, { f }]));
+        }
+        if (String(item.PK).includes('#QP#')) delete copy.v;
         return copy;
       })
+      .filter((item) => item !== undefined)
       .sort((a, b) => (`${a.PK}|${a.SK}` < `${b.PK}|${b.SK}` ? -1 : 1)),
   );
   return JSON.parse(text.replaceAll(pixelId, 'PIXEL'));
