@@ -127,7 +127,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     entryId: entry.entryId,
     acceptedAt: entry.acceptedAt,
     events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
-    superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId })),
+    superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId, day: dayOfPage(page) })),
   }));
   await runProjectors({ pixelId, entries: projected, orders }, options.projectors ?? readModelProjectors);
 
@@ -175,4 +175,9 @@ function sortedIds(ids: ReadonlyArray<string | undefined>): string[] {
 
 function sameKeys(a: readonly ItemKey[], b: readonly ItemKey[]): boolean {
   return a.length === b.length && a.every((key, i) => key.PK === b[i]!.PK && key.SK === b[i]!.SK);
+}
+
+/** The UTC day of an event page, from its key `…#EV#<YYYY-MM-DD>#<shard>`. */
+function dayOfPage(page: ItemKey): string {
+  return String(page.PK).split('#EV#')[1]!.slice(0, 10);
 }

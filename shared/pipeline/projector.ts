@@ -46,5 +46,5 @@ export interface ProjectedEntry {
    * Deliveries of other entries this entry's events won over (the same eventId, later in the
    * log, projected earlier): whatever a projector counted for them must be taken back.
    */
-  superseded: Array<{ entryId: string; eventId: string }>;
+  superseded: Array<{ entryId: string; eventId: string; /** UTC day of the superseded delivery. */ day: string }>;
 }

@@ -1,7 +1,7 @@
 import type { VersionedOrder } from './order-repository';
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
 import type { QueryEvent, QueryOrder } from '../analytics/query-data';
 import { mapWithConcurrency } from '../map-with-concurrency';
@@ -245,16 +245,47 @@ function rollupOf(entries: Iterable<EventEntry>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-async function recomputeEventRollup(pixelId: string, day: string): Promise<void> {
+/**
+ * Takes back the facts of event deliveries that lost to an earlier delivery of their eventId
+ * (possibly on another day), then recomputes those days' rollups. The winner's facts are written
+ * after this by `applyEvents`, so a winner on the same day is put back.
+ */
+export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ eventId: string; day: string }>): Promise<void> {
+  if (retracted.length === 0) return;
+  await mapWithConcurrency(retracted, WRITE_CONCURRENCY, async ({ eventId, day }) => {
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: eventDayKey(pixelId, day, querySharding(eventId)),
+          UpdateExpression: 'REMOVE e.#k',
+          ConditionExpression: 'attribute_exists(e)',
+          ExpressionAttributeNames: { '#k': eventId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  });
+  // A pixel's entries are projected one batch at a time, so a rollup of fewer facts may replace one of more here.
+  const days = new Set(retracted.map(({ day }) => day));
+  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day, { shrinks: true }));
+}
+
+async function recomputeEventRollup(pixelId: string, day: string, options: { shrinks?: boolean } = {}): Promise<void> {
   const items = await batchGet(Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
   const entries = items.flatMap((item) => Object.values((item.e ?? {}) as Record<string, string>).map((text) => JSON.parse(text) as EventEntry));
+  if (options.shrinks && entries.length === 0) {
+    // Every fact of the day was taken back: the day has no rollup, as if it had never had events.
+    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: eventRollupKey(pixelId, day) }));
+    return;
+  }
   try {
     await documentClient.send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...eventRollupKey(pixelId, day), n: entries.length, c: JSON.stringify(rollupOf(entries)) },
-        ConditionExpression: 'attribute_not_exists(PK) OR n <= :n',
-        ExpressionAttributeValues: { ':n': entries.length },
+        ...(options.shrinks ? {} : { ConditionExpression: 'attribute_not_exists(PK) OR n <= :n', ExpressionAttributeValues: { ':n': entries.length } }),
       }),
     );
   } catch (error) {
