@@ -1,5 +1,6 @@
 import type { ConditionOperator, OrderExclusionField } from '../catalog/order-exclusion-fields';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
+import { isNegatedOperator, isScalarOperator, NEGATION_OF, SCALAR_MATCHES } from '../filters/scalar-operators';
 import type { FinancialStatus, Order } from './order';
 
 /**
@@ -13,9 +14,7 @@ import type { FinancialStatus, Order } from './order';
  *   matches; a group matches when ALL (`and`) or ANY (`or`) of its conditions match.
  *
  * Condition semantics (every operator of spec 2.4, on `sourceName`, `tags`, `value`, `paymentGateway`):
- * - `equals`, `in`: exact and case-sensitive; strings never equal numbers. `in` takes a list.
- * - `contains`, `starts_with`, `ends_with`: strings only, ignoring case.
- * - `greater_than`, `greater_than_or_equals`, `less_than`, `less_than_or_equals`: numbers only.
+ * - the comparison operators are the query filters' own (filters/scalar-operators.ts);
  * - `exists`: the field has a value (a non-empty tag list); `not_exists` is its negation.
  * - `array_includes`: the list holds the value (every value, when given a list);
  *   `array_includes_all`: every given value; `array_includes_any`: at least one given value.
@@ -71,34 +70,12 @@ export function countsOrder(order: CountableOrder, settings: CountingSettings): 
 
 type Actual = string | number | null;
 
-const NEGATIONS: Partial<Record<ConditionOperator, ConditionOperator>> = {
-  not_equals: 'equals',
-  not_in: 'in',
-  not_contains: 'contains',
-  not_exists: 'exists',
-};
-
-const lower = (text: string) => text.toLowerCase();
 const asList = (value: CountingCondition['value']): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
-const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value);
-
-/** Whether one scalar value satisfies a positive scalar operator. */
-const SCALAR_MATCHES: Partial<Record<ConditionOperator, (actual: Actual, expected: CountingCondition['value']) => boolean>> = {
-  equals: (actual, expected) => actual !== null && actual === expected,
-  in: (actual, expected) => actual !== null && Array.isArray(expected) && (expected as unknown[]).includes(actual),
-  contains: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).includes(lower(expected)),
-  starts_with: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).startsWith(lower(expected)),
-  ends_with: (actual, expected) => typeof actual === 'string' && typeof expected === 'string' && lower(actual).endsWith(lower(expected)),
-  greater_than: (actual, expected) => isNumber(actual) && isNumber(expected) && actual > expected,
-  greater_than_or_equals: (actual, expected) => isNumber(actual) && isNumber(expected) && actual >= expected,
-  less_than: (actual, expected) => isNumber(actual) && isNumber(expected) && actual < expected,
-  less_than_or_equals: (actual, expected) => isNumber(actual) && isNumber(expected) && actual <= expected,
-};
 
 /** Whether an order matches one exclusion condition (semantics in the module comment). */
 export function conditionMatches(order: CountableOrder, condition: CountingCondition): boolean {
-  const negated = NEGATIONS[condition.operator];
-  if (negated) return !conditionMatches(order, { ...condition, operator: negated });
+  if (condition.operator === 'not_exists') return !conditionMatches(order, { ...condition, operator: 'exists' });
+  if (isNegatedOperator(condition.operator)) return !conditionMatches(order, { ...condition, operator: NEGATION_OF[condition.operator] });
   const values: Actual[] = condition.field === 'tags' ? order.tags : order[condition.field] === null ? [] : [order[condition.field]];
   switch (condition.operator) {
     case 'exists':
@@ -109,8 +86,9 @@ export function conditionMatches(order: CountableOrder, condition: CountingCondi
     case 'array_includes_any':
       return asList(condition.value).some((wanted) => values.includes(wanted as Actual));
     default: {
+      if (!isScalarOperator(condition.operator)) return false;
       const matches = SCALAR_MATCHES[condition.operator];
-      return matches !== undefined && values.some((actual) => matches(actual, condition.value));
+      return values.some((actual) => matches(actual, condition.value));
     }
   }
 }
