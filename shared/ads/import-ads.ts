@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type * as z from 'zod';
 import { toValidationIssues } from '../http/zod-issues';
+import { unreadableParts } from '../http/readable-document';
 import { readJsonLines } from '../import/json-lines';
 import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
 import { adImportSchema, fxRatesEntrySchema, type AdImport, type FxRatesEntry } from '../schemas/ad-import';
@@ -88,6 +89,7 @@ class Importer {
   }
 
   private validFxEntry(entry: unknown, location: string): FxRatesEntry[] {
+    if (!this.readable(entry, location)) return [];
     const parsed = fxRatesEntrySchema.safeParse(entry);
     if (parsed.success) return [parsed.data];
     this.reject(location, problemsOf(parsed.error));
@@ -100,7 +102,15 @@ class Importer {
     for (const entry of entries) this.fxDates.add(entry.date);
   }
 
+  /** Refuses what no request body may hold either (forbidden keys, unstorable numbers, lone surrogates). */
+  private readable(value: unknown, location: string): boolean {
+    const unreadable = unreadableParts(value);
+    if (unreadable.length > 0) this.reject(location, unreadable.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
+    return unreadable.length === 0;
+  }
+
   private async addAd(value: unknown, location: string): Promise<void> {
+    if (!this.readable(value, location)) return;
     const parsed = adImportSchema.safeParse(value);
     if (!parsed.success) {
       this.reject(location, problemsOf(parsed.error));

@@ -1,5 +1,6 @@
 import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
 import { toValidationIssues } from '../http/zod-issues';
+import { unreadableParts } from '../http/readable-document';
 import { readJsonLines } from '../import/json-lines';
 import { createHash } from 'node:crypto';
 import type { Projector } from '../pipeline/projector';
@@ -75,6 +76,11 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
     if ('parseError' in line) {
       // The parser's message quotes the line, and a line can hold an email address: not echoed.
       reject(location, [{ path: '', message: 'Not valid JSON' }]);
+      continue;
+    }
+    const unreadable = unreadableParts(line.value);
+    if (unreadable.length > 0) {
+      reject(location, unreadable.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
       continue;
     }
     const parsed = orderImportSchema.safeParse(line.value);

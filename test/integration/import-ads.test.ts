@@ -119,6 +119,21 @@ describe('import of an .ndjson stream', () => {
     ]);
   });
 
+  it('refuses a record holding what no request body may hold (unstorable numbers, forbidden keys), and imports the rest', async () => {
+    const lines = [
+      JSON.stringify(validAdInput({ adId: 'u1', hourly: [hourRow('2026-03-01T13:00:00Z', 1)] })).replace('"spend":1', '"spend":1e-200'),
+      '{"fxRates": [{"date": "2026-03-01", "rates": {"USD": 1, "constructor": 2}}]}',
+      JSON.stringify(validAdInput({ adId: 'u2' })),
+    ];
+    const { summary, rejections } = await importFile('px_unreadable', file('unreadable.ndjson', lines.join('\n')));
+    expect(rejections).toEqual([
+      'Rejected line 1: hourly[0].spend: Number out of range: it must be 0 or have a magnitude from 1e-130 to below 1e126',
+      "Rejected line 2, fxRates[0]: rates.constructor: Key 'constructor' is not allowed",
+    ]);
+    expect(summary).toEqual({ ads: 1, hourlyRows: expect.any(Number), fxDates: 0, rejected: 2 });
+    expect((await listAds('px_unreadable')).map((ad) => ad.adId)).toEqual(['u2']);
+  });
+
   it('stores ads in batches, so a long file is never held at once, and counts every row', async () => {
     const lines = Array.from({ length: 250 }, (_, i) => JSON.stringify(validAdInput({ adId: `b${String(i).padStart(3, '0')}`, hourly: twoHours })));
     const { summary } = await importFile('px_batches', file('many.ndjson', `\uFEFF${lines.join('\n')}`), 100);

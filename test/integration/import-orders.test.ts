@@ -143,6 +143,22 @@ describe('importing an order export', () => {
     expect(orders.map((stored) => stored.orderId)).toEqual(['d-feb', 'd-mar']);
   });
 
+  it('refuses a line holding what no request body may hold (unstorable numbers, forbidden keys), and imports the rest', async () => {
+    const path = ndjson('unreadable.ndjson', [
+      '{"orderId": "u-1", "orderDate": "2026-03-01T10:00:00Z", "value": 1e300, "currency": "EUR"}',
+      '{"orderId": "u-2", "orderDate": "2026-03-01T10:00:00Z", "value": 10, "currency": "EUR", "customer": {"__proto__": {"admin": true}}}',
+      order({ orderId: 'u-3' }),
+    ]);
+    const { summary, rejections } = await importFile('px_unreadable', path);
+    expect(rejections).toEqual([
+      'Rejected line 1: value: Number out of range: it must be 0 or have a magnitude from 1e-130 to below 1e126',
+      "Rejected line 2: customer.__proto__: Key '__proto__' is not allowed",
+    ]);
+    expect(summary).toMatchObject({ orders: 1, rejected: 2 });
+    expect(await getOrder('px_unreadable', 'u-1')).toBeUndefined();
+    expect(await getOrder('px_unreadable', 'u-2')).toBeUndefined();
+  });
+
   it('fails as a whole, storing nothing, when the file cannot be read', async () => {
     await expect(importOrdersFile('px_missing', join(dir, 'missing.ndjson'))).rejects.toBeInstanceOf(OrderImportFileError);
   });

@@ -6,7 +6,7 @@ import { toApiGatewayEvent } from '../../lib/local/api-gateway-event';
 import type { RouteDefinition, RouteId } from '../../lib/routes';
 import { FILTER_CONTEXTS } from '../../shared/catalog/filter-fields';
 import { MEASURE_CONTEXTS } from '../../shared/catalog/measures';
-import { isStorableNumber } from '../../shared/http/middleware/json-body';
+import { isStorableNumber } from '../../shared/http/readable-document';
 import { EVENT_PROBLEM_CODES, EVENTS_ERROR_CODES } from '../../shared/tracking/ingest-errors';
 import { validConfigurationDocument } from './dashboard-view-fixtures';
 import { validEventArbitrary } from './event-fixtures';

@@ -1,35 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { BadRequestError, issueAt, UnreadableBodyError, type ValidationIssue } from '../errors';
+import { BadRequestError, issueAt, UnreadableBodyError } from '../errors';
+import { unreadableParts } from '../readable-document';
 import type { ApiContext } from '../api-context';
-
-/**
- * Keys that name JavaScript's object machinery. JSON.parse makes them ordinary own properties,
- * but the first `Object.assign`, spread into a class or `target[key] = value` downstream turns
- * them into prototype writes, so they are refused wherever they appear, never dropped.
- */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/**
- * The deepest nesting of objects and arrays a body may have. The deepest legitimate body (a
- * dashboard section's widget filter, five groups deep) is about 22 levels; recursion over a body
- * thousands of levels deep would overflow the stack.
- */
-export const MAX_BODY_DEPTH = 64;
-
-/**
- * The numbers DynamoDB can store: 0, or a magnitude from 1e-130 to below 1e126. A double outside
- * (`1e-200`, `1e300`, or `1e400`, which parses to Infinity) would pass validation and then fail
- * the write, a 5xx that no retry repairs; no quantity this API takes comes near those bounds.
- */
-export function isStorableNumber(value: number): boolean {
-  const magnitude = Math.abs(value);
-  return magnitude === 0 || (magnitude >= 1e-130 && magnitude < 1e126);
-}
-const NUMBER_RANGE_MESSAGE = 'Number out of range: it must be 0 or have a magnitude from 1e-130 to below 1e126';
-
-/** At most this many problems are listed; one is enough to fix, a flood helps nobody. */
-const MAX_LISTED = 100;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -46,41 +19,6 @@ export function bodyText(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64E
   } catch {
     throw whole('Request body is not valid UTF-8');
   }
-}
-
-/**
- * Everything in a parsed document this API refuses to read, each at its path. Iterative, so a
- * document of any depth is walked without recursion.
- */
-export function unreadableParts(document: unknown): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  // Depth first, children pushed in reverse, so problems are listed in document order.
-  const stack: Array<{ value: unknown; path: string[]; member: boolean }> = [{ value: document, path: [], member: false }];
-  while (stack.length > 0 && issues.length < MAX_LISTED) {
-    const { value, path, member } = stack.pop()!;
-    const key = path.at(-1) ?? '';
-    if (member && FORBIDDEN_KEYS.has(key)) {
-      issues.push(issueAt(path, `Key '${key}' is not allowed`, 'forbidden_key'));
-    } else if (member && !key.isWellFormed()) {
-      issues.push(issueAt(path, 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
-    } else if (typeof value === 'string') {
-      if (!value.isWellFormed()) issues.push(issueAt(path, 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
-    } else if (typeof value === 'number') {
-      if (!isStorableNumber(value)) issues.push(issueAt(path, NUMBER_RANGE_MESSAGE, 'out_of_range'));
-    } else if (value !== null && typeof value === 'object') {
-      if (path.length >= MAX_BODY_DEPTH) {
-        issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
-        continue;
-      }
-      const isArray = Array.isArray(value);
-      const entries = isArray ? value.map((item, i) => [String(i), item] as const) : Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [childKey, child] = entries[i]!;
-        stack.push({ value: child, path: [...path, childKey], member: !isArray });
-      }
-    }
-  }
-  return issues;
 }
 
 /**
