@@ -85,7 +85,8 @@ export async function measureAdListing(options: {
 
     const handlers = await importHandlers([ROUTE_ID], options.projectRoot);
     const { mintApiKey } = await import('../shared/auth/api-key-service');
-    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID]), name: 'bench' });
+    const { BENCH_RATE_LIMITS } = await import('./bench-keys');
+    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
     const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
 
     const cases: Record<string, AdListingCaseResult> = {};

@@ -11,6 +11,7 @@ import { mapWithConcurrency } from '../shared/map-with-concurrency';
 import { startBenchStore, type BenchStore } from './bench-store';
 import { formatMs } from './report';
 import { roundMs, summarize } from './stats';
+import { benchRateLimitArgs } from './bench-keys';
 
 /**
  * Event ingestion as a client meets it, with the store in a process of its own (as DynamoDB is in
@@ -166,7 +167,7 @@ async function withServer<T>(projectRoot: string, drain: boolean, work: (server:
     const storePort = new URL(store.endpoint).port;
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', PIXEL_ID, '--scopes', 'events:write', '--name', 'bench', '--json'],
+      ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', PIXEL_ID, '--scopes', 'events:write', '--name', 'bench', '--json', ...benchRateLimitArgs],
       { cwd: projectRoot, env: { ...env, DYNAMODB_PORT: storePort } },
     );
     const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;

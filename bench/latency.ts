@@ -36,7 +36,8 @@ export async function measureLatency(options: {
     const routeIds = options.cases.map((latencyCase) => latencyCase.routeId);
     const handlers = await importHandlers(routeIds, options.projectRoot);
     const { mintApiKey } = await import('../shared/auth/api-key-service');
-    const { apiKey } = await mintApiKey({ pixelId: BENCH_PIXEL_ID, scopes: scopesNeeded(routeIds), name: 'bench' });
+    const { BENCH_RATE_LIMITS } = await import('./bench-keys');
+    const { apiKey } = await mintApiKey({ pixelId: BENCH_PIXEL_ID, scopes: scopesNeeded(routeIds), name: 'bench', ...BENCH_RATE_LIMITS });
     const credentials = { apiKey, pixelId: BENCH_PIXEL_ID };
 
     // Every case warms up before any is measured: JIT, connection pools and stored state (a GET

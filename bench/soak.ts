@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { spawnLocalServer, type SpawnedServer } from '../lib/local/spawned-server';
+import { SCOPES } from '../shared/auth/scopes';
+import { benchRateLimitArgs } from './bench-keys';
 import { formatTable } from './report';
 
 /**
@@ -37,8 +41,13 @@ export async function measureSoak(options: { projectRoot: string; log: (line: st
 
   const server = await spawnLocalServer({ projectRoot: options.projectRoot });
   try {
-    const apiKey = /x-api-key:\s+(upstack_\S+)/.exec(server.output())?.[1];
-    if (!apiKey) throw new Error('the local server printed no demo key');
+    // A key of its own, as the demo key's default quota would turn most of the load into 429s.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', 'px_demo', '--scopes', SCOPES.join(','), '--name', 'soak', '--json', ...benchRateLimitArgs],
+      { cwd: options.projectRoot, env: server.env },
+    );
+    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
     const rss = () => residentMegabytes(server.pid);
     const rssStartMb = rss();
     const samples: number[] = [];

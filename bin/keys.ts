@@ -6,11 +6,13 @@ import { parseArgs } from 'node:util';
 import { connectStore } from '../lib/local/store-connection';
 
 const USAGE = `Usage:
-  npm run keys -- create --pixel <id> --scopes <csv> [--name <s>] [--expires-at <iso>] [--json] [--table <name>]
+  npm run keys -- create --pixel <id> --scopes <csv> [--name <s>] [--expires-at <iso>]
+                         [--rate-limit <n>/<window>] [--events-rate-limit <n>/<window>] [--json] [--table <name>]
   npm run keys -- revoke <apiKeyPk> [--json] [--table <name>]
   npm run keys -- list --pixel <id> [--json] [--table <name>]
 Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write
-        (legacy db_query and attribution_query are accepted and mean analytics:read)`;
+        (legacy db_query and attribution_query are accepted and mean analytics:read)
+Rate limits: requests per window, like 100/1m, 10/s, 5000/1h; defaults 1200/1m (API) and 6000/1m (events API)`;
 
 function fail(message: string, code = 2): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -26,6 +28,8 @@ function parse() {
       scopes: { type: 'string' },
       name: { type: 'string' },
       'expires-at': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'events-rate-limit': { type: 'string' },
       table: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -43,7 +47,7 @@ if (values.help || !command) fail('', values.help ? 0 : 2);
 
 const store = await connectStore({ table: values.table });
 // Imported after the connection is set up: the repositories build their client from the environment.
-const { mintApiKey, InvalidKeyRequestError } = await import('../shared/auth/api-key-service');
+const { mintApiKey, effectiveRateLimits, InvalidKeyRequestError } = await import('../shared/auth/api-key-service');
 const { listApiKeys, revokeApiKey } = await import('../shared/store/api-key-repository');
 
 try {
@@ -57,6 +61,8 @@ try {
         scopes,
         name: values.name,
         expiresAt: values['expires-at'],
+        rateLimit: values['rate-limit'],
+        eventsRateLimit: values['events-rate-limit'],
       });
       if (values.json) {
         console.log(JSON.stringify({ apiKey, apiKeyPk: record.apiKeyPk, pixelId: record.pixelId, scopes: record.scopes }));
@@ -64,6 +70,8 @@ try {
         console.log(`Created key ${record.apiKeyPk} for pixel ${record.pixelId} (${store.description})`);
         console.log(`  scopes:  ${record.scopes.join(', ')}`);
         if (record.expiresAt) console.log(`  expires: ${record.expiresAt}`);
+        const limits = effectiveRateLimits(record);
+        console.log(`  rate limits: ${limits.api} (API), ${limits.events} (events API)`);
         console.log(`  API key (shown only now, store it safely): ${apiKey}`);
       }
       break;
@@ -86,13 +94,13 @@ try {
     }
     case 'list': {
       if (!values.pixel) fail('list needs --pixel');
-      const keys = (await listApiKeys(values.pixel)).map(({ keyHash: _hash, ...key }) => key);
+      const keys = (await listApiKeys(values.pixel)).map(({ keyHash: _hash, rateLimits: _own, ...key }) => ({ ...key, rateLimits: effectiveRateLimits({ rateLimits: _own }) }));
       if (values.json) console.log(JSON.stringify(keys));
       else if (keys.length === 0) console.log(`No keys for pixel ${values.pixel}`);
       else {
         for (const key of keys) {
           const state = key.revokedAt ? `revoked ${key.revokedAt}` : key.expiresAt ? `expires ${key.expiresAt}` : 'active';
-          console.log(`${key.apiKeyPk}  …${key.hint}  ${key.scopes.join(',')}  ${state}  ${key.name}`);
+          console.log(`${key.apiKeyPk}  …${key.hint}  ${key.scopes.join(',')}  ${state}  ${key.rateLimits.api} ${key.rateLimits.events}  ${key.name}`);
         }
       }
       break;

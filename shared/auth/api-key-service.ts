@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedPixelId } from './api-key-secret';
+import { DEFAULT_RATE_LIMITS, formatRateLimit, parseRateLimit, RATE_LIMIT_BOUNDS, type RateLimit, type RateLimitPolicyName } from './rate-limit';
 import { isKnownScope } from './scopes';
 import { saveNewApiKey, type ApiKeyRecord } from '../store/api-key-repository';
 
@@ -14,6 +15,9 @@ export async function mintApiKey(request: {
   scopes: string[];
   name?: string;
   expiresAt?: string;
+  /** `<requests>/<window>` (rate-limit.ts `parseRateLimit`); the default when absent. */
+  rateLimit?: string;
+  eventsRateLimit?: string;
   now?: Date;
 }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const now = request.now ?? new Date();
@@ -28,6 +32,18 @@ export async function mintApiKey(request: {
     expiresAt = new Date(time).toISOString();
   }
 
+  const rateLimits: Partial<Record<RateLimitPolicyName, RateLimit>> = {};
+  for (const [policy, text] of [['api', request.rateLimit], ['events', request.eventsRateLimit]] as const) {
+    if (text === undefined) continue;
+    const limit = parseRateLimit(text);
+    if (!limit) {
+      throw new InvalidKeyRequestError(
+        `Invalid rate limit '${text}'; use <requests>/<window> like 100/1m, 10/s or 5000/1h (1 to ${RATE_LIMIT_BOUNDS.maxQuota.toLocaleString('en-US')} requests, a window of 1 s to 1 d)`,
+      );
+    }
+    rateLimits[policy] = limit;
+  }
+
   const apiKey = generateApiKey();
   const record: ApiKeyRecord = {
     apiKeyPk: `ak_${randomBytes(12).toString('hex')}`,
@@ -38,7 +54,16 @@ export async function mintApiKey(request: {
     hint: apiKey.slice(-4),
     createdAt: now.toISOString(),
     ...(expiresAt ? { expiresAt } : {}),
+    ...(Object.keys(rateLimits).length > 0 ? { rateLimits } : {}),
   };
   await saveNewApiKey(record);
   return { apiKey, record };
+}
+
+/** A key's quotas as enforced: its own where it was minted with one, the defaults elsewhere. */
+export function effectiveRateLimits(record: Pick<ApiKeyRecord, 'rateLimits'>): Record<RateLimitPolicyName, string> {
+  return {
+    api: formatRateLimit(record.rateLimits?.api ?? DEFAULT_RATE_LIMITS.api),
+    events: formatRateLimit(record.rateLimits?.events ?? DEFAULT_RATE_LIMITS.events),
+  };
 }

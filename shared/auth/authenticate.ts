@@ -1,5 +1,6 @@
 import { ForbiddenError, UnauthorizedError } from '../http/errors';
-import { findApiKeyByHash } from '../store/api-key-repository';
+import { admitRequest } from '../store/api-key-repository';
+import type { RateLimitPolicyName, RateLimitState } from './rate-limit';
 import { hashApiKey, isWellFormedApiKey, isWellFormedPixelId } from './api-key-secret';
 import { effectiveScopes, type Scope } from './scopes';
 
@@ -8,17 +9,22 @@ export interface Principal {
   apiKeyPk: string;
   pixelId: string;
   scopes: ReadonlySet<Scope>;
+  /** This request counted against the key's quota for the route's policy. */
+  rateLimit: RateLimitState;
 }
 
 /**
  * Resolves the two auth headers to a principal, or fails with 401. The checks run in the order
  * the architecture fixes: headers present and well-formed, then key found, active, unexpired and
- * bound to the requested pixel. The key is read with a strongly consistent read, so a revocation
- * takes effect on the very next request.
+ * bound to the requested pixel. The key is read by the write that counts the request against its
+ * quota (rate-limit.ts), which always sees the latest item, so a revocation takes effect on the
+ * very next request. Whether the quota is exceeded is the caller's to decide, after the key is
+ * known to be valid: an invalid key is a 401 however often it is tried.
  */
 export async function authenticate(
   headers: Record<string, string | undefined>,
   now: Date,
+  policy: RateLimitPolicyName = 'api',
 ): Promise<Principal> {
   const rawKey = headers['x-api-key'];
   const pixelId = headers['x-pixel-id'];
@@ -27,15 +33,16 @@ export async function authenticate(
   if (!isWellFormedApiKey(rawKey)) throw new UnauthorizedError('Invalid API key');
   if (!isWellFormedPixelId(pixelId)) throw new UnauthorizedError('Invalid x-pixel-id header');
 
-  const key = await findApiKeyByHash(hashApiKey(rawKey));
-  if (!key) throw new UnauthorizedError('Invalid API key');
+  const admitted = await admitRequest(hashApiKey(rawKey), policy, now.getTime());
+  if (!admitted) throw new UnauthorizedError('Invalid API key');
+  const key = admitted.record;
   if (key.revokedAt) throw new UnauthorizedError('API key has been revoked');
   if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) {
     throw new UnauthorizedError('API key has expired');
   }
   if (key.pixelId !== pixelId) throw new UnauthorizedError('API key is not valid for this pixel');
 
-  return { apiKeyPk: key.apiKeyPk, pixelId: key.pixelId, scopes: effectiveScopes(key.scopes) };
+  return { apiKeyPk: key.apiKeyPk, pixelId: key.pixelId, scopes: effectiveScopes(key.scopes), rateLimit: admitted.rateLimit };
 }
 
 /** 403 when the key lacks the route's scope; `null` marks an ungated route (any active key). */

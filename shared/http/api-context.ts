@@ -7,6 +7,8 @@ export interface ApiRequestState {
   /** When API Gateway received the request: the "time of the request" of spec 4.1 rule 4. */
   receivedAt: Date;
   principal?: Principal;
+  /** Headers that tell the client where its key stands against its quota, on every answer once the key is known. */
+  rateLimitHeaders?: Record<string, string>;
   rawBody?: Record<string, unknown>;
   body?: unknown;
   query?: unknown;

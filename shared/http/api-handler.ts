@@ -56,7 +56,7 @@ export interface EndpointDefinition<S extends RequestSchemas> {
 
 /**
  * Wraps one endpoint in the shared request pipeline. The order is the architecture's order of
- * checks: headers and key (401), scope (403), body size (413, where the endpoint has a limit),
+ * checks: headers and key (401), the key's quota (429), scope (403), body size (413, where the endpoint has a limit),
  * body parsing (400), body pixelId (403), validation (400); then, on a write route, the
  * Idempotency-Key check (400, 409, 422, or the recorded response); the handler then answers 404s
  * and successes.
@@ -73,7 +73,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     .use(requestIdHeader())
     .use(compressResponse())
     .use(normalizeHeaders())
-    .use(authenticateRequest(endpoint.route.scope));
+    .use(authenticateRequest(endpoint.route));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));
   if (schemas.body || endpoint.jsonBody) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
   pipeline.use(validateRequest(schemas)).use((endpoint.errorResponder ?? errorResponder)());

@@ -85,6 +85,15 @@ export class UnprocessableContentError extends HttpError {
   readonly statusCode = 422;
 }
 
+/** The key's quota for this window is used up (auth/rate-limit.ts); `Retry-After` says when it reopens. */
+export class TooManyRequestsError extends HttpError {
+  readonly statusCode = 429;
+  constructor(message: string, headers: Record<string, string>) {
+    super(message);
+    Object.assign(this.headers, headers);
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   readonly statusCode = 413;
 }

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicyName, type RateLimitState } from '../auth/rate-limit';
 import { documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
@@ -15,6 +16,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   expiresAt?: string;
   revokedAt?: string;
+  /** Quotas set when the key was minted; a policy not named here has the default (auth/rate-limit.ts). */
+  rateLimits?: Partial<Record<RateLimitPolicyName, RateLimit>>;
 }
 
 const keyOf = (keyHash: string) => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' });
@@ -24,6 +27,68 @@ export async function findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | 
     new GetCommand({ TableName: tableName(), Key: keyOf(keyHash), ConsistentRead: true }),
   );
   return Item ? toRecord(Item) : undefined;
+}
+
+/** The attributes of the key item that count one policy's window. */
+const counterNames = (policy: RateLimitPolicyName) => ({ '#count': `rl_${policy}_count`, '#reset': `rl_${policy}_resetAt` });
+
+/**
+ * Reads a key and counts one request against its quota, in one round trip: an UpdateItem on the
+ * key's item, atomic, so every Lambda instance counts on the same counter. Undefined when no key
+ * has that hash (nothing is written then).
+ *
+ * The common case is one call: ADD to the open window. When the window is closed (or never
+ * opened), a second call opens a new one at 1, conditionally, so of two requests racing to open
+ * it one opens and the other counts into it.
+ */
+export async function admitRequest(keyHash: string, policy: RateLimitPolicyName, now: number): Promise<{ record: ApiKeyRecord; rateLimit: RateLimitState } | undefined> {
+  const names = counterNames(policy);
+  const countIntoOpenWindow = () =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(keyHash),
+        UpdateExpression: 'ADD #count :one',
+        ConditionExpression: 'attribute_exists(PK) AND #reset > :now',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': 1, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+  const openWindow = () =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(keyHash),
+        // The window's length is the key's own when it has one, read in the same expression.
+        UpdateExpression: 'SET #count = :one, #reset = :now + if_not_exists(#limits.#policy.#windowMs, :defaultWindowMs)',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#reset) OR #reset <= :now)',
+        ExpressionAttributeNames: { ...names, '#limits': 'rateLimits', '#policy': policy, '#windowMs': 'windowMs' },
+        ExpressionAttributeValues: { ':one': 1, ':now': now, ':defaultWindowMs': DEFAULT_RATE_LIMITS[policy].windowSeconds * 1000 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+  for (const attempt of [countIntoOpenWindow, openWindow, countIntoOpenWindow]) {
+    try {
+      const { Attributes } = await attempt();
+      if (!Attributes) return undefined;
+      const record = toRecord(Attributes);
+      return {
+        record,
+        rateLimit: {
+          policy,
+          limit: record.rateLimits?.[policy] ?? DEFAULT_RATE_LIMITS[policy],
+          count: Number(Attributes[names['#count']]),
+          resetAt: Number(Attributes[names['#reset']]),
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  // Every condition failed: the item does not exist (a window that just closed would have let
+  // the second call open a new one, and one just opened lets the third count into it).
+  return undefined;
 }
 
 export async function saveNewApiKey(record: ApiKeyRecord): Promise<void> {
@@ -37,6 +102,10 @@ export async function saveNewApiKey(record: ApiKeyRecord): Promise<void> {
         GSI2PK: `APIKEYID#${record.apiKeyPk}`,
         GSI2SK: 'APIKEY',
         ...record,
+        // Stored in milliseconds: the counting update adds it to the request's epoch-ms time.
+        ...(record.rateLimits
+          ? { rateLimits: Object.fromEntries(Object.entries(record.rateLimits).map(([policy, limit]) => [policy, { quota: limit.quota, windowMs: limit.windowSeconds * 1000 }])) }
+          : {}),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
@@ -85,6 +154,10 @@ async function queryKeys(input: { IndexName: string; KeyConditionExpression: str
 
 function toRecord(item: Record<string, unknown>): ApiKeyRecord {
   const { apiKeyPk, keyHash, pixelId, name, scopes, hint, createdAt, expiresAt, revokedAt } = item as unknown as ApiKeyRecord;
+  const storedLimits = item.rateLimits as Partial<Record<RateLimitPolicyName, { quota: number; windowMs: number }>> | undefined;
+  const rateLimits = storedLimits
+    ? Object.fromEntries(Object.entries(storedLimits).map(([policy, limit]) => [policy, { quota: Number(limit.quota), windowSeconds: Number(limit.windowMs) / 1000 }]))
+    : undefined;
   return {
     apiKeyPk,
     keyHash,
@@ -95,5 +168,6 @@ function toRecord(item: Record<string, unknown>): ApiKeyRecord {
     createdAt,
     ...(expiresAt ? { expiresAt } : {}),
     ...(revokedAt ? { revokedAt } : {}),
+    ...(rateLimits ? { rateLimits } : {}),
   };
 }

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../config/logger';
 import { RetryableFault, isRetryableAwsError } from '../faults';
-import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '../http/errors';
+import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../http/errors';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../http/idempotency';
 import { requestIdOf } from '../http/middleware/request-id';
 import { jsonResponse } from '../http/response';
@@ -38,6 +38,7 @@ export const eventsErrorResponder = (): MiddlewareObj<APIGatewayProxyEventV2, AP
       return answer(400, 'validation_failed', located.message, located.problems.slice(0, MAX_DETAILS));
     }
     if (error instanceof UnauthorizedError) return answer(401, 'unauthorized', error.message);
+    if (error instanceof TooManyRequestsError) return answer(429, 'rate_limited', error.message, [], error.headers);
     if (error instanceof ForbiddenError) return answer(403, 'forbidden', error.message);
     if (error instanceof PayloadTooLargeError) return answer(413, 'payload_too_large', error.message);
     if (error instanceof ServiceUnavailableError || error instanceof RetryableFault || isRetryableAwsError(error)) {

@@ -24,6 +24,8 @@ export const EVENTS_ERROR_CODES = {
   payload_too_large: 413,
   /** This Idempotency-Key was used for a different request. */
   idempotency_key_reused: 422,
+  /** The key's events quota for the current window is used up; retry after `Retry-After` seconds. */
+  rate_limited: 429,
   internal_error: 500,
   /** Storage failed or timed out; retrying the same request is safe. */
   service_unavailable: 503,

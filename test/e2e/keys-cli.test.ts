@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type RunningServer } from '../support/local-server';
+import { call, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -43,6 +43,22 @@ describe("the README's keys commands", () => {
       const whole = await shell(command, server.env);
       expect(whole.code).toBe(0);
       expect(whole.stdout.trim()).toMatch(/^upstack_[A-Za-z0-9_-]{43}$/);
+    }
+  });
+});
+
+describe('a key minted with --rate-limit, through real HTTP', () => {
+  it('answers exactly k of N + k concurrent requests with 429, each with Retry-After and the RateLimit fields', async () => {
+    const key = await mintKey(server, 'px_quota', 'account:read', '--rate-limit', '6/1m');
+    const headers = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_quota' };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call(server, 'GET', '/accounts/api/account/settings/order', { headers })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(6);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(4);
+    for (const answer of refused) {
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(answer.headers.get('ratelimit-policy')).toBe('"api";q=6;w=60');
+      expect(answer.headers.get('ratelimit')).toMatch(/^"api";r=0;t=\d+$/);
     }
   });
 });

@@ -23,7 +23,8 @@ let headers: Record<string, string>;
 
 beforeAll(async () => {
   server = await startLocalServer();
-  const key = await mintKey(server, PIXEL, SCOPES.join(','));
+  // Thousands of requests on one key: a quota (tested in rate-limits.test.ts) must not answer them.
+  const key = await mintKey(server, PIXEL, SCOPES.join(','), '--rate-limit', '1000000/1s', '--events-rate-limit', '1000000/1s');
   headers = { 'x-api-key': key.apiKey, 'x-pixel-id': PIXEL };
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
 import { validCreateBody } from '../support/dashboard-view-fixtures';
-import { wholeTableText } from '../support/event-store';
+import { tableDataText } from '../support/event-store';
 import { recordedEvents, useFreshTable } from '../support/fresh-table';
 import {
   buildEvent,
@@ -70,7 +70,8 @@ async function seedView(pixelId: string): Promise<string> {
 async function setUp(route: RouteDefinition & { id: RouteId }): Promise<Harness> {
   await useFreshTable();
   const pixelId = `px_fuzz_${route.id}`;
-  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES] });
+  // Thousands of requests on one key: a quota (tested in rate-limits.test.ts) must not answer them.
+  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s' });
   await upsertFxRates(pixelId, [{ date: '2025-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
   await upsertAds(
     pixelId,
@@ -79,7 +80,7 @@ async function setUp(route: RouteDefinition & { id: RouteId }): Promise<Harness>
     ),
   );
   const context = { pixelId, viewId: await seedView(pixelId) };
-  return { route, context, headers: { 'x-api-key': apiKey, 'x-pixel-id': pixelId, 'content-type': 'application/json' }, handler: await loadHandler(route), table: await wholeTableText() };
+  return { route, context, headers: { 'x-api-key': apiKey, 'x-pixel-id': pixelId, 'content-type': 'application/json' }, handler: await loadHandler(route), table: await tableDataText() };
 }
 
 interface Outcome {
@@ -105,7 +106,7 @@ async function send(harness: Harness, request: FuzzRequest): Promise<Outcome> {
   const headers = (result.headers ?? {}) as Record<string, string>;
   const text = result.isBase64Encoded ? (await import('node:zlib')).gunzipSync(Buffer.from(result.body ?? '', 'base64')).toString('utf8') : (result.body ?? '');
   const body = text ? JSON.parse(text) : undefined;
-  const table = await wholeTableText();
+  const table = await tableDataText();
   const tableBefore = harness.table;
   // The next request is compared with this one's outcome, whether or not this one passes.
   harness.table = table;
@@ -121,7 +122,7 @@ async function send(harness: Harness, request: FuzzRequest): Promise<Outcome> {
   if (process.env.FUZZ_TRACE) console.log(harness.route.id, status, (performance.now() - started).toFixed(0), 'ms', JSON.stringify(request.parts.pathParameters ?? {}).slice(0, 80));
   if (harness.route.id === 'deleteDashboardView' && status < 300) {
     harness.context.viewId = await seedView(harness.context.pixelId);
-    harness.table = await wholeTableText();
+    harness.table = await tableDataText();
   }
   return { status, headers, body };
 }

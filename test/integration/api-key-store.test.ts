@@ -29,6 +29,7 @@ describe('API keys (real SDK, dynalite)', () => {
       apiKeyPk: record.apiKeyPk,
       pixelId: 'px_keys',
       scopes: new Set(['analytics:read', 'dashboards:write', 'dashboards:read']),
+      rateLimit: { policy: 'api', limit: { quota: 1200, windowSeconds: 60 }, count: 1, resetAt: expect.any(Number) },
     });
   });
 
@@ -55,6 +56,9 @@ describe('API keys (real SDK, dynalite)', () => {
     [{ pixelId: 'px_1', scopes: [] }, /At least one scope/],
     [{ pixelId: 'px_1', scopes: ['account:admin'] }, /Unknown scope/],
     [{ pixelId: 'px_1', scopes: ['account:read'], expiresAt: 'next week' }, /Invalid expiry/],
+    [{ pixelId: 'px_1', scopes: ['account:read'], rateLimit: '0/1m' }, /Invalid rate limit '0\/1m'/],
+    [{ pixelId: 'px_1', scopes: ['account:read'], eventsRateLimit: '100 per minute' }, /Invalid rate limit/],
+    [{ pixelId: 'px_1', scopes: ['account:read'], rateLimit: '10/2d' }, /a window of 1 s to 1 d/],
   ])('refuses to mint %j', async (request, message) => {
     await expect(mintApiKey(request)).rejects.toThrow(InvalidKeyRequestError);
     await expect(mintApiKey(request)).rejects.toThrow(message);

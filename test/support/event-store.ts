@@ -22,6 +22,16 @@ export async function wholeTableText(): Promise<string> {
   return JSON.stringify(await wholeTable(), (_key, value: unknown) => (value instanceof Uint8Array ? unpacked(value) : value instanceof Set ? [...value] : value));
 }
 
+/**
+ * The table's data as text, without the keys' quota counters (`rl_<policy>_count`, `_resetAt`):
+ * every request counts against its key's quota, a rejected one too, and that is the only trace a
+ * rejected request may leave.
+ */
+export async function tableDataText(): Promise<string> {
+  const items = (await wholeTable()).map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !/^rl_[a-z]+_(count|resetAt)$/.test(name))));
+  return JSON.stringify(items, (_key, value: unknown) => (value instanceof Uint8Array ? unpacked(value) : value instanceof Set ? [...value] : value));
+}
+
 function unpacked(bytes: Uint8Array): string {
   // gzip's magic number; anything else is shown as base64.
   return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString('utf8') : Buffer.from(bytes).toString('base64');

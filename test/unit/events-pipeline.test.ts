@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/tr/ingest-events';
@@ -14,8 +14,19 @@ const LIMIT = 128 * 1024;
 const dynamo = mockClient(DynamoDBDocumentClient);
 
 function keyWithScopes(scopes: string[]) {
-  dynamo.on(GetCommand, { Key: { PK: `APIKEY#${hashApiKey(RAW_KEY)}`, SK: 'APIKEY' } }).resolves({
-    Item: { apiKeyPk: 'ak_1', keyHash: hashApiKey(RAW_KEY), pixelId: 'px_1', name: '', scopes, hint: 'eeee', createdAt: '2026-01-01T00:00:00Z' },
+  // The key is read by the UpdateItem that counts the request against its quota.
+  dynamo.on(UpdateCommand, { Key: { PK: `APIKEY#${hashApiKey(RAW_KEY)}`, SK: 'APIKEY' } }).resolves({
+    Attributes: {
+      apiKeyPk: 'ak_1',
+      keyHash: hashApiKey(RAW_KEY),
+      pixelId: 'px_1',
+      name: '',
+      scopes,
+      hint: 'eeee',
+      createdAt: '2026-01-01T00:00:00Z',
+      rl_events_count: 1,
+      rl_events_resetAt: Date.now() + 60_000,
+    },
   });
 }
 
@@ -39,7 +50,8 @@ function bodyOfBytes(bytes: number, pad = 'a'): string {
   return shell.replace('"note":""', `"note":"${pad.repeat(Math.floor(padBytes / unit))}${'a'.repeat(padBytes % unit)}"`);
 }
 
-const storageCalls = () => dynamo.calls().filter((call) => !(call.args[0] instanceof GetCommand));
+const isKeyRead = (command: unknown) => command instanceof UpdateCommand && String(command.input.Key?.PK).startsWith('APIKEY#');
+const storageCalls = () => dynamo.calls().filter((call) => !isKeyRead(call.args[0]));
 
 describe('the 128 KB limit', () => {
   it('answers 413 in the events envelope for one byte over, before parsing and storing anything', async () => {
@@ -145,7 +157,7 @@ describe('the events error envelope', () => {
   });
 
   it('answers an unexpected failure with 500 internal_error and the request id only', async () => {
-    dynamo.on(GetCommand).rejects(new Error('table arn:aws:dynamodb:secret exploded'));
+    dynamo.on(UpdateCommand).rejects(new Error('table arn:aws:dynamodb:secret exploded'));
     const response = await post({ events: [pageView()] });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ message: 'Internal server error', requestId: response.requestId, error: { code: 'internal_error', details: [] } });

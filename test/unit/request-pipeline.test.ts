@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as putOrderSettings } from '../../functions/accounts/put-order-settings';
@@ -13,9 +13,20 @@ const headers = { 'x-api-key': RAW_KEY, 'x-pixel-id': 'px_1' };
 const dynamo = mockClient(DynamoDBDocumentClient);
 
 beforeEach(() => {
-  // The key lookup is the only read before the handler runs.
-  dynamo.on(GetCommand, { Key: { PK: `APIKEY#${hashApiKey(RAW_KEY)}`, SK: 'APIKEY' } }).resolves({
-    Item: { apiKeyPk: 'ak_1', keyHash: hashApiKey(RAW_KEY), pixelId: 'px_1', name: '', scopes: ['account:write'], hint: 'kkkk', createdAt: '2026-01-01T00:00:00Z' },
+  // The key lookup is the only call before the handler runs: an UpdateItem on the key's own item
+  // that counts the request against its quota and returns the key.
+  dynamo.on(UpdateCommand, { Key: { PK: `APIKEY#${hashApiKey(RAW_KEY)}`, SK: 'APIKEY' } }).resolves({
+    Attributes: {
+      apiKeyPk: 'ak_1',
+      keyHash: hashApiKey(RAW_KEY),
+      pixelId: 'px_1',
+      name: '',
+      scopes: ['account:write'],
+      hint: 'kkkk',
+      createdAt: '2026-01-01T00:00:00Z',
+      rl_api_count: 1,
+      rl_api_resetAt: Date.now() + 60_000,
+    },
   });
 });
 afterEach(() => dynamo.reset());
@@ -65,7 +76,7 @@ describe('the request pipeline', () => {
 
   it('never stores or publishes anything for a request it rejects', async () => {
     await invoke(putOrderSettings, apiEvent({ method: 'PUT', path: PATH, headers, body: validSettings({ extra: 1 }) }));
-    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['UpdateCommand']);
   });
 
   it('reads header names case-insensitively even when an event arrives un-normalised', async () => {
@@ -94,7 +105,7 @@ describe('strict input (issue P5)', () => {
       ['exclusionFilters', '0', 'conditionGroups', '0', key],
       ['exclusionFilters', '0', 'conditionGroups', '0', 'conditions', '0', key],
     ]);
-    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['UpdateCommand']);
   });
 
   it.each([
