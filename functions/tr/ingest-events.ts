@@ -1,4 +1,6 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { routes } from '../../lib/routes';
+import { metrics } from '../../shared/config/metrics';
 import { apiHandler } from '../../shared/http/api-handler';
 import { eventsErrorResponder } from '../../shared/tracking/events-error-responder';
 import { EVENT_LIMITS } from '../../shared/tracking/event-schema';
@@ -11,7 +13,10 @@ import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
  */
 export const handler = apiHandler(
   { route: routes.ingestEvents, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
-  async ({ rawBody, principal, receivedAt }) => ({
-    body: await ingestEvents(principal.pixelId, parseIngestBody(rawBody ?? {}, receivedAt), receivedAt),
-  }),
+  async ({ rawBody, principal, receivedAt }) => {
+    const request = parseIngestBody(rawBody ?? {}, receivedAt);
+    const body = await ingestEvents(principal.pixelId, request, receivedAt);
+    metrics.addMetric('EventsAccepted', MetricUnit.Count, request.events.length);
+    return { body };
+  },
 );

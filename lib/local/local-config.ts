@@ -35,6 +35,9 @@ export function useLocalServices(config: LocalConfig, endpoints: { dynamodb: str
     TABLE_NAME: config.tableName,
     EVENT_BUS_NAME: config.eventBusName,
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    // Readable, indented log lines in a terminal; EMF metric documents only when asked for.
+    POWERTOOLS_DEV: process.env.POWERTOOLS_DEV ?? 'true',
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   });
   delete process.env.AWS_PROFILE;
   delete process.env.AWS_SESSION_TOKEN;

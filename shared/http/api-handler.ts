@@ -1,8 +1,12 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
 import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
+import { logger } from '../config/logger';
+import { metrics } from '../config/metrics';
 import type { ApiContext } from './api-context';
 import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
@@ -14,6 +18,7 @@ import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
 import { requestIdHeader, requestIdOf } from './middleware/request-id';
+import { requestTelemetry } from './middleware/request-telemetry';
 import { validateRequest, type RequestSchemas } from './middleware/validate-request';
 import { jsonResponse } from './response';
 
@@ -70,6 +75,10 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   // every store call is held to the request's deadline (store/sdk-config.ts), so the handler
   // itself ends in time with what really happened.
   const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({ timeoutEarlyInMillis: 0 })
+    // Every log line carries the Lambda context; metrics are flushed once the telemetry added them.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(requestTelemetry(endpoint.route))
     .use(requestIdHeader())
     .use(compressResponse())
     .use(normalizeHeaders())

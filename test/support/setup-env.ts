@@ -3,5 +3,6 @@ process.env.AWS_ACCESS_KEY_ID ??= 'test';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.TABLE_NAME ??= 'test-table';
 process.env.EVENT_BUS_NAME ??= 'test-bus';

@@ -1,0 +1,12 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+
+/**
+ * One CloudWatch metrics emitter (embedded metric format) for every function: the API's request
+ * metrics, the pipeline's accepted and projected events and its lag. Namespace and service come
+ * from the standard POWERTOOLS_* variables; the local server turns it off (POWERTOOLS_METRICS_DISABLED)
+ * so the terminal shows readable lines, not EMF documents.
+ */
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MerchantAnalytics',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'analytics-api',
+});
