@@ -153,7 +153,7 @@ export class ApiStack extends Stack {
         description: `${route.method} ${route.path}: ${route.summary}`,
       });
       const access = tableAccessFor(route);
-      apiFunction.bindTable(this.table, access);
+      apiFunction.bindTable(this.table, access).allowKeyQuotaCounting(this.table);
       if (access === 'readWrite') apiFunction.bindEventBus(this.eventBus);
       functions.set(route.id, apiFunction);
 

@@ -120,6 +120,22 @@ export class ApiFunction extends Construct {
     return this;
   }
 
+  /**
+   * Lets the function count requests against API keys' quotas: authentication reads the key with
+   * an UpdateItem that adds to its counter (shared/auth/rate-limit.ts). Only key items, whose
+   * partition keys start `APIKEY#`: a read-only route gets no other write.
+   */
+  allowKeyQuotaCounting(table: dynamodb.ITableV2): this {
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } },
+      }),
+    );
+    return this;
+  }
+
   /** Lets the function publish domain events to the bus and tells it the bus's name (EVENT_BUS_NAME). */
   bindEventBus(bus: events.IEventBus): this {
     bus.grantPutEventsTo(this.role);

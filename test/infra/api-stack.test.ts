@@ -299,6 +299,11 @@ describe('ApiStack template', () => {
       // Assess
       expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
       expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+      // Its one write: counting requests on API key items (rate limits), and on nothing else.
+      const updates = policyStatementsOf(route.id).filter((statement) => asArray(statement.Action).includes('dynamodb:UpdateItem'));
+      expect(updates).toEqual([
+        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } } }),
+      ]);
       expect(actions).not.toContain('events:PutEvents');
       expect(variables).toHaveProperty('TABLE_NAME');
       expect(variables).not.toHaveProperty('EVENT_BUS_NAME');
