@@ -14,6 +14,7 @@ import type { Construct } from 'constructs';
 import { PENDING_PREFIX } from '../shared/store/pending-index';
 import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
 import { ApiFunction, type TableAccess } from './constructs/api-function';
+import { Operations } from './constructs/operations';
 import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization } from './nag-acknowledgements';
 import { routeTable, type RouteDefinition, type RouteId } from './routes';
 import { workers, type WorkerId } from './workers';
@@ -90,6 +91,9 @@ export class ApiStack extends Stack {
   readonly workers: ReadonlyMap<WorkerId, ApiFunction>;
   /** Descriptions of stream batches the consumer failed on after every retry. */
   readonly pipelineFailures: sqs.Queue;
+  /** Alarms (all to one SNS topic), the dashboard and the bus archive. */
+  readonly operations: Operations;
+  private readonly pipelineAlarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ApiStackProps = {}) {
     super(scope, id, props);
@@ -175,6 +179,20 @@ export class ApiStack extends Stack {
     acknowledgeFailureQueueWithoutDlq(this.pipelineFailures);
     this.workers = this.pipelineWorkers(serviceName, this.pipelineFailures);
 
+    this.operations = new Operations(this, 'Operations', {
+      serviceName,
+      routes: routeTable.map((route) => ({ id: route.id, routeKey: `${route.method} ${route.path}`, fn: functions.get(route.id)! })),
+      workers: [...this.workers].map(([workerId, fn]) => ({ id: workerId, fn })),
+      table: this.table,
+      eventBus: this.eventBus,
+      otherAlarms: this.pipelineAlarms,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.operations.alarmTopic.topicArn,
+      description: 'The SNS topic every alarm notifies: subscribe a pager or a mailbox to it',
+    });
+    new CfnOutput(this, 'EventBusArn', { value: this.eventBus.eventBusArn, description: 'The domain event bus (archived for 365 days, for replay)' });
+
     new CfnOutput(this, 'PipelineFailureQueueUrl', {
       value: this.pipelineFailures.queueUrl,
       description: 'Stream batches the pipeline consumer gave up on (inspect, fix, redrive)',
@@ -224,24 +242,24 @@ export class ApiStack extends Stack {
           }),
         ],
       });
-      new cloudwatch.Alarm(this, `${constructId}IteratorAgeAlarm`, {
+      this.pipelineAlarms.push(new cloudwatch.Alarm(this, `${constructId}IteratorAgeAlarm`, {
         alarmDescription: `${worker.summary}: projections are more than ${PIPELINE.iteratorAgeAlarmMs / 1000} s behind`,
         metric: fn.lambdaFunction.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
         threshold: PIPELINE.iteratorAgeAlarmMs,
         evaluationPeriods: 3,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      }));
       built.set(id, fn);
     }
-    new cloudwatch.Alarm(this, 'PipelineFailuresAlarm', {
+    this.pipelineAlarms.push(new cloudwatch.Alarm(this, 'PipelineFailuresAlarm', {
       alarmDescription: 'The pipeline consumer gave up on a stream batch: its records are described in the failure queue',
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
       threshold: 0,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    }));
     return built;
   }
 }

@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../shared/config/metrics-namespace';
 import { BUNDLING } from '../bundling';
 import { FUNCTION_DEFAULTS } from '../function-defaults';
 import { acknowledgeStreamFailureDestination, acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
@@ -90,6 +91,7 @@ export class ApiFunction extends Construct {
       logGroup: this.logGroup,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         // Stack traces point at the TypeScript source instead of the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
       },

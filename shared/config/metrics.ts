@@ -1,4 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { METRICS_NAMESPACE } from './metrics-namespace';
 
 /**
  * One CloudWatch metrics emitter (embedded metric format) for every function: the API's request
@@ -7,6 +8,6 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
  * so the terminal shows readable lines, not EMF documents.
  */
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MerchantAnalytics',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'analytics-api',
 });

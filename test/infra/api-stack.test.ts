@@ -198,15 +198,45 @@ describe('ApiStack template', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
   });
 
-  it('alarms on the consumer’s iterator age and on any batch it gave up on', () => {
+  it('alarms on every route (5xx rate, p99 latency), every function (errors, throttles), the table, and the consumer, all to one SNS topic', () => {
     // Prepare
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    const topicId = stack.getLogicalId(stack.operations.alarmTopic.node.defaultChild as never);
+    const functionCount = routeTable.length + Object.keys(workers).length;
 
     // Act
-    const metrics = alarms.map((alarm) => alarm.Properties.MetricName);
+    const named = (metricName: string) => alarms.filter((alarm) => alarm.Properties.MetricName === metricName);
+    const routeDimension = (alarm: Resource) => (alarm.Properties.Dimensions as Array<{ Name: string; Value: string }>).find((dimension) => dimension.Name === 'route')?.Value;
 
     // Assess
-    expect(metrics.sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'IteratorAge']);
+    expect(named('ServerErrors').map(routeDimension).sort()).toEqual(routeTable.map((route) => `${route.method} ${route.path}`).sort());
+    expect(named('Latency').map((alarm) => [routeDimension(alarm), alarm.Properties.ExtendedStatistic])).toHaveLength(routeTable.length);
+    expect(named('Latency').every((alarm) => alarm.Properties.ExtendedStatistic === 'p99')).toBe(true);
+    expect(named('Errors')).toHaveLength(functionCount);
+    expect(named('Throttles')).toHaveLength(functionCount);
+    expect(named('IteratorAge')).toHaveLength(Object.keys(workers).length);
+    expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
+    // The table's throttles are a math expression over its operations.
+    expect(alarms.filter((alarm) => alarm.Properties.Metrics !== undefined)).toHaveLength(1);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+
+  it('encrypts the alarm topic with a key CloudWatch may use, and names it and the bus in the outputs', () => {
+    // Prepare
+    const outputs = template.findOutputs('*');
+
+    // Assess
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]) }),
+    });
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['AlarmTopicArn', 'EventBusArn']));
+  });
+
+  it('archives every event published on the bus, and draws a dashboard', () => {
+    template.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 365, EventPattern: { account: [Match.anyValue()] } });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
   it('lets the consumer read only the table’s stream, write the table and publish to the bus', () => {
