@@ -9,7 +9,8 @@ const USAGE = `Usage:
   npm run keys -- create --pixel <id> --scopes <csv> [--name <s>] [--expires-at <iso>] [--json] [--table <name>]
   npm run keys -- revoke <apiKeyPk> [--json] [--table <name>]
   npm run keys -- list --pixel <id> [--json] [--table <name>]
-Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write
+Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write,
+        costs:read, costs:write
         (legacy db_query and attribution_query are accepted and mean analytics:read)`;
 
 function fail(message: string, code = 2): never {

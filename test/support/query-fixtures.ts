@@ -1,4 +1,6 @@
 import { FxTable } from '../../shared/ads/fx-table';
+import { CostBook } from '../../shared/costs/order-costs';
+import type { CostSettings, SkuCost } from '../../shared/schemas/cost-settings';
 import type { QueryEvent, QueryOrder } from '../../shared/analytics/query-data';
 import { runQuery, type QuerySource } from '../../shared/analytics/query-service';
 import type { Ad } from '../../shared/schemas/ad-import';
@@ -12,6 +14,9 @@ export interface MemoryPixel {
   events: QueryEvent[];
   ads: Array<{ ad: Ad; hours: HourlyMetrics[] }>;
   fx: FxRatesEntry[];
+  /** Cost settings and SKU costs (issue P9); none by default. */
+  costSettings?: CostSettings;
+  skuCosts?: SkuCost[];
 }
 
 export function memorySource(pixel: MemoryPixel): QuerySource {
@@ -33,6 +38,7 @@ export function memorySource(pixel: MemoryPixel): QuerySource {
     events: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
     // Hand-built events stand for themselves; the rollup path is tested against the store.
     eventCounts: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
+    costs: async () => new CostBook(pixel.costSettings, pixel.skuCosts),
   };
 }
 
