@@ -113,7 +113,7 @@ export function computeCohorts(
   const periodOf = (index: number, at: number) => {
     if (at < series[index]!.start) return 0;
     const position = bucketIndex(series, at);
-    return position < 0 ? -1 : position - index;
+    return position < 0 || position - index > spec.periods ? -1 : position - index;
   };
 
   for (const order of history) {

@@ -94,3 +94,11 @@ export function ad(platform: Ad['platform'], adId: string, currency: string, fie
 export function hour(at: string, spend: number, impressions: number, clicks: number): HourlyMetrics {
   return { hour: Date.parse(at), spend, impressions, clicks, conversions: 0, conversionValue: 0 };
 }
+
+/** A cohort analysis over a hand-built pixel, at a fixed `now`. */
+export async function cohortQuery(pixel: MemoryPixel, body: Record<string, unknown>, now: string) {
+  const { queryCohortRequestSchema } = await import('../../shared/schemas/query-cohort');
+  const { runCohortAnalysis } = await import('../../shared/analytics/cohort-service');
+  const request = queryCohortRequestSchema.parse({ pixelId: 'px_t', ...body });
+  return (await runCohortAnalysis('px_t', request, memorySource(pixel), Date.parse(now))).results[0]!;
+}
