@@ -50,6 +50,7 @@ interface Cohort {
 const LONGEST_BUCKET_MS: Record<CohortGranularity, number> = { week: 8 * 86_400_000, month: 32 * 86_400_000, year: 367 * 86_400_000 };
 
 const MONEY_MEASURES: ReadonlySet<CohortMeasureId> = new Set(['orders.ltv_cohort_gross_revenue', 'orders.ltv_cohort_net_revenue', 'orders.avg_order_value_cohort', 'orders.cohort_cm1', 'orders.cohort_cm2']);
+const MARGIN_MEASURES: ReadonlySet<CohortMeasureId> = new Set(['orders.cohort_cm1', 'orders.cohort_cm2']);
 
 export interface CohortPoint {
   dt: string;
@@ -97,6 +98,8 @@ export function computeCohorts(
   }
 
   let failure: string | undefined;
+  /** A cost amount without a rate fails only the margins. */
+  let costFailure: string | undefined;
   const money = (order: QueryOrder, amount: number): number => {
     if (amount === 0) return 0;
     const date = order.orderDate.slice(0, 10);
@@ -129,7 +132,7 @@ export function computeCohorts(
       parts.active.add(customer);
       if (costed) {
         const outcome = costsOfOrder(order, book, fx, spec.currency);
-        if ('failure' in outcome) failure ??= outcome.failure;
+        if ('failure' in outcome) costFailure ??= outcome.failure;
         else {
           parts.cogs += outcome.costs.cogs;
           parts.otherCosts += outcome.costs.shipping + outcome.costs.paymentFees + outcome.costs.handlingFees;
@@ -144,6 +147,7 @@ export function computeCohorts(
     }
   }
 
+  const failureOf = (measure: CohortMeasureId) => (MONEY_MEASURES.has(measure) ? (failure ?? (MARGIN_MEASURES.has(measure) ? costFailure : undefined)) : undefined);
   const points: CohortPoint[] = [];
   /** Per cohort, the cumulative parts through each reported period, and the last complete one. */
   const finals: Array<{ cohort: Cohort; cumulative: PeriodParts; parts: PeriodParts }> = [];
@@ -164,7 +168,7 @@ export function computeCohorts(
       if (complete) lastComplete = { cumulative: { ...cumulative }, parts };
       const labels = bucketLabels(bucket, spec.timezone);
       const point: CohortPoint = { dt: cohort.bucket.dt, ...bucketLabels(cohort.bucket, spec.timezone), period, periodStart: labels.start, periodEnd: labels.end, complete };
-      for (const measure of spec.measures) if (failure === undefined || !MONEY_MEASURES.has(measure)) point[measure] = rounded(valueOf(measure, cohort.members.size, cumulative, parts));
+      for (const measure of spec.measures) if (failureOf(measure) === undefined) point[measure] = rounded(valueOf(measure, cohort.members.size, cumulative, parts));
       points.push(point);
     }
     if (lastComplete) finals.push({ cohort, ...lastComplete });
@@ -172,7 +176,7 @@ export function computeCohorts(
 
   const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
     const entry = findMeasure(measure)!;
-    const reason = MONEY_MEASURES.has(measure) ? failure : undefined;
+    const reason = failureOf(measure);
     const size = finals.reduce((sum, { cohort }) => sum + cohort.members.size, 0);
     const total = finals.reduce((sum, { cumulative }) => addParts(sum, cumulative), newParts());
     const last = finals.reduce((sum, { parts }) => addParts(sum, parts), newParts());

@@ -79,6 +79,8 @@ const newCell = (): Cell => ({
 interface Failures {
   orders?: string;
   channel?: string;
+  /** A cost amount (a SKU cost's or the settings' currency) without a rate: only the cost measures fail. */
+  costs?: string;
 }
 
 interface RangeResult {
@@ -221,7 +223,7 @@ function addOrders(
     let costs = { cogs: 0, shipping: 0, paymentFees: 0, handlingFees: 0 };
     if (costed) {
       const outcome = costsOfOrder(order, book, fx, spec.currency);
-      if ('failure' in outcome) result.failures.orders ??= outcome.failure;
+      if ('failure' in outcome) result.failures.costs ??= outcome.failure;
       else costs = outcome.costs;
     }
     for (const cell of [...cellsFor(bucket, dimensionValues(order, who.type)), result.total]) {
@@ -387,12 +389,12 @@ const ORDER_MONEY_MEASURES = new Set([
   'orders.average_order_value',
   'orders.new_customer_revenue',
   'orders.returning_customer_revenue',
-  ...COST_MEASURES,
 ]);
 
 /** Why a measure cannot be computed from these ranges, or undefined when it can. */
 function failureOf(measure: string, failures: Failures): string | undefined {
   const family = measureFamily(measure);
+  if (COST_MEASURES.has(measure)) return failures.orders ?? failures.costs ?? (family === 'core' ? failures.channel : undefined);
   if (family === 'orders') return ORDER_MONEY_MEASURES.has(measure) ? failures.orders : undefined;
   if (family === 'core') return failures.orders ?? failures.channel;
   if (family === 'channel') return needsConversion(measure as AdMeasureId) ? failures.channel : undefined;
@@ -457,7 +459,11 @@ export function shapeResult(
   primary: RangeResult,
   compare: RangeResult | undefined,
 ) {
-  const failures: Failures = { orders: primary.failures.orders ?? compare?.failures.orders, channel: primary.failures.channel ?? compare?.failures.channel };
+  const failures: Failures = {
+    orders: primary.failures.orders ?? compare?.failures.orders,
+    channel: primary.failures.channel ?? compare?.failures.channel,
+    costs: primary.failures.costs ?? compare?.failures.costs,
+  };
   const computable = spec.measures.filter((measure) => failureOf(measure, failures) === undefined);
   const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
     const entry = findMeasure(measure)!;

@@ -156,6 +156,12 @@ describe('cohort analysis on a hand-built pixel', () => {
     ]);
   });
 
+  it('fails only the margins when a cost amount has no exchange rate', async () => {
+    const result = await cohortQuery({ ...pixel, skuCosts: [{ sku: 'S1', cost: 900, currency: 'JPY', effectiveFrom: '2025-01-01' }] }, BODY, NOW);
+    expect(result.measureDetails.map((detail) => [detail.measure, detail.success])).toEqual(ALL.map((measure) => [measure, !measure.includes('_cm')]));
+    expect(at(result.data.primary, '2026-01', 0)).toHaveProperty('orders.ltv_cohort_gross_revenue', 150);
+  });
+
   it('omits money measures whose exchange rate is missing, and says why', async () => {
     const result = await cohortQuery({ ...pixel, fx: [] }, BODY, NOW);
     const gross = result.measureDetails.find((detail) => detail.measure === 'orders.ltv_cohort_gross_revenue')!;

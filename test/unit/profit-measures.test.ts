@@ -68,6 +68,21 @@ describe('profit measures of the query', () => {
     expect(result.measureDetails.map((detail) => detail.primarySum)).toEqual([3, 189.5, 192.5]);
   });
 
+  it('fails only the cost measures when a cost amount has no exchange rate', async () => {
+    const pricedInYen = { ...pixel, skuCosts: [{ sku: 'A', cost: 800, currency: 'JPY', effectiveFrom: '2026-01-01' }] };
+    const result = await query(pricedInYen, { measures: ['orders.total_revenue', 'orders.cogs', 'orders.cm1', 'core.cm3', 'core.roas'], dateRange: BODY.dateRange });
+    expect(result.measureDetails.map((detail) => [detail.measure, detail.success])).toEqual([
+      ['orders.total_revenue', true],
+      ['orders.cogs', false],
+      ['orders.cm1', false],
+      ['core.cm3', false],
+      ['core.roas', true],
+    ]);
+    expect(result.measureDetails[1]!.reason).toContain('JPY');
+    expect(result.data.primary[0]).toHaveProperty('orders.total_revenue', 202.5);
+    expect(result.data.primary[0]).not.toHaveProperty('orders.cogs');
+  });
+
   it('fails the money measures, not the counts, when an exchange rate is missing', async () => {
     const result = await query({ ...pixel, fx: [] }, { measures: ['orders.orders', 'orders.cogs', 'orders.cm2'], dateRange: BODY.dateRange });
     expect(result.measureDetails.map((detail) => [detail.measure, detail.success])).toEqual([
