@@ -27,6 +27,7 @@ beforeAll(async () => {
     order({ orderId: 'A-2', orderDate: '2026-03-10T10:00:00Z', value: 50, items: [{ sku: 'S1', quantity: 1, price: 50 }], customer: { emails: ['ann@example.org'] } }),
     order({ orderId: 'B-1', orderDate: '2026-01-20T10:00:00Z', value: 80, currency: 'EUR', paymentGateway: 'paypal', customer: { userIds: ['bob'] } }),
     order({ orderId: 'C-1', orderDate: '2026-02-14T10:00:00Z', value: 30, items: [{ sku: 'S2', quantity: 1, price: 30, cost: 10 }], customer: { userIds: ['cid'] } }),
+    order({ orderId: 'D-1', orderDate: '2026-01-28T10:00:00Z', value: 20, financialStatus: 'pending', customer: { userIds: ['dan'] } }),
   ]);
   const imported = await runCli(server, 'bin/import-orders.ts', '--pixel', PIXEL, '--file', orders);
   expect(imported.code, imported.stderr).toBe(0);
@@ -81,6 +82,20 @@ describe('costs and cohorts through the local server', () => {
     const profit = await call(server, 'POST', '/db-mgmt/api/query', { headers: reader, body: { pixelId: PIXEL, measures: ['orders.net_revenue', 'orders.cogs', 'orders.payment_fees', 'orders.cm2'], dateRange: { start: '2026-01-01', end: '2026-03-31' } } });
     expect(profit.status).toBe(200);
     expect(profit.body.results[0].measureDetails.map((detail: { primarySum: number }) => detail.primarySum)).toEqual([280, 90, 3, 187]);
+  });
+
+  it('never reads the stored order settings: only the body\'s orderSettings count a pending order', async () => {
+    const admin = await mintKey(server, PIXEL, 'account:write');
+    const stored = await call(server, 'PUT', '/accounts/api/account/settings/order', {
+      headers: { 'x-api-key': admin.apiKey, 'x-pixel-id': PIXEL },
+      body: { countPendingOrders: true, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] },
+    });
+    expect(stored.status).toBe(200);
+    const body = { pixelId: PIXEL, granularity: 'month', measures: ['orders.customers_cohort'], dateRange: { start: '2026-01-01', end: '2026-01-31' }, periods: 0 };
+    const size = async (extra: Record<string, unknown>) =>
+      (await call(server, 'POST', '/db-mgmt/api/query-cohort-analysis', { headers: reader, body: { ...body, ...extra } })).body.results[0].data.primary[0]['orders.customers_cohort'];
+    expect(await size({})).toBe(2);
+    expect(await size({ orderSettings: { countPendingOrders: true } })).toBe(3);
   });
 
   it('checks the pixel, the scope and the body of a cohort query', async () => {
