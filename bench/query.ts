@@ -8,6 +8,7 @@ import { toStoredEvent } from '../shared/tracking/stored-event';
 import { startBenchStore, type StoreMode } from './bench-store';
 import { importHandlers, invoke, scopesNeeded, type Credentials } from './invoke';
 import { roundMs, summarize } from './stats';
+import { cohortCases, COHORT_ROUTE_ID, writeCostInputs } from './query-cohort';
 
 /**
  * The analytics query section: a pixel with 100,000 orders and about 1,000,000 events over 365
@@ -87,18 +88,18 @@ export async function measureQuery(options: {
     const written = await writeDataset(dataset, log);
     log(`  ${written.orders.toLocaleString('en-US')} orders, ${written.events.toLocaleString('en-US')} events, ${written.ads} ads in ${written.writeSeconds.toFixed(1)} s`);
 
-    const handlers = await importHandlers([ROUTE_ID], options.projectRoot);
+    const handlers = await importHandlers([ROUTE_ID, COHORT_ROUTE_ID], options.projectRoot);
     const { mintApiKey } = await import('../shared/auth/api-key-service');
     const { BENCH_RATE_LIMITS } = await import('./bench-keys');
-    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
+    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID, COHORT_ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
     const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
 
     const cases: Record<string, QueryCaseResult> = {};
     const failed: Record<string, string> = {};
-    for (const queryCase of queryCases) {
+    for (const queryCase of [...queryCases.map((entry) => ({ ...entry, routeId: ROUTE_ID })), ...cohortCases]) {
       log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
       try {
-      const request = { routeId: ROUTE_ID, body: { pixelId: dataset.pixelId, ...queryCase.body } };
+      const request = { routeId: queryCase.routeId, body: { pixelId: dataset.pixelId, ...queryCase.body } };
       const first = await invoke(queryCase.id, request, handlers, credentials);
       const detail = (JSON.parse(first.body) as { results: Array<{ measureDetails: Array<{ success: boolean; primarySum: number | null }> }> }).results[0]!.measureDetails;
       if (!detail.every((entry) => entry.success) || !(detail[0]!.primarySum! > 0)) throw new Error(`${queryCase.id}: the answer has no data`);
@@ -132,6 +133,7 @@ async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => v
     if (batch.length === 12) await upsertAds(dataset.pixelId, batch.splice(0));
   }
   await upsertAds(dataset.pixelId, batch);
+  await writeCostInputs(dataset.pixelId, dataset.end);
 
   const days = generateDemoDays({
     days: dataset.days,

@@ -10,7 +10,8 @@ const USAGE = `Usage:
                          [--rate-limit <n>/<window>] [--events-rate-limit <n>/<window>] [--json] [--table <name>]
   npm run keys -- revoke <apiKeyPk> [--json] [--table <name>]
   npm run keys -- list --pixel <id> [--json] [--table <name>]
-Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write
+Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write,
+        costs:read, costs:write
         (legacy db_query and attribution_query are accepted and mean analytics:read)
 Rate limits: requests per window, like 100/1m, 10/s, 5000/1h; defaults 1200/1m (API) and 6000/1m (events API)`;
 

@@ -38,6 +38,22 @@ export const routes = {
     writes: true,
     summary: 'Replace the order settings',
   },
+  getCostSettings: {
+    method: 'GET',
+    path: '/accounts/api/costs/settings',
+    handler: 'functions/accounts/get-cost-settings.ts',
+    scope: 'costs:read',
+    writes: false,
+    summary: 'Read the cost settings (default COGS percent, handling, shipping and gateway fees)',
+  },
+  putCostSettings: {
+    method: 'PUT',
+    path: '/accounts/api/costs/settings',
+    handler: 'functions/accounts/put-cost-settings.ts',
+    scope: 'costs:write',
+    writes: true,
+    summary: 'Replace the cost settings',
+  },
   listDashboardViews: {
     method: 'GET',
     path: '/accounts/api/dashboard/views',
@@ -117,6 +133,14 @@ export const routes = {
     scope: 'analytics:read',
     summary: 'Query measures over orders, events and ad spend, by time bucket and dimension',
     writes: false,
+  },
+  queryCohortAnalysis: {
+    method: 'POST',
+    path: '/db-mgmt/api/query-cohort-analysis',
+    handler: 'functions/db-mgmt/query-cohort-analysis.ts',
+    scope: 'analytics:read',
+    writes: false,
+    summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
   },
   queryAds: {
     method: 'POST',

@@ -2,6 +2,7 @@ import type { OrderImport } from '../../shared/orders/order';
 import type { TrackingEventInput } from '../../shared/tracking/event-schema';
 import { AD_PLATFORMS } from '../../shared/catalog/measures';
 import { CAMPAIGNS, mix, prng } from './demo-ads';
+import { demoItems } from './demo-costs';
 
 /**
  * Deterministic demo orders and the pixel events around them, for the same made-up merchant as
@@ -74,6 +75,8 @@ export function* generateDemoDays(options: DemoOrdersOptions): Generator<DemoDay
 
 function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number): DemoDay {
   const random = prng(mix(options.seed, dayNumber));
+  // Items and shipping draw from a stream of their own: the orders' other fields stay as they were.
+  const costRandom = prng(mix(options.seed + 1, dayNumber));
   const now = options.end.getTime();
   const date = new Date(dayStart).toISOString().slice(0, 10);
   const weekday = new Date(dayStart).getUTCDay();
@@ -100,17 +103,23 @@ function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number
     const refundAt = at(placed + (1 + Math.floor(random() * 4)) * DAY_MS);
     const refunds =
       status === 'refunded' ? [{ amount: value, processedAt: refundAt }] : status === 'partially_refunded' ? [{ amount: Math.round(value * 30) / 100, processedAt: refundAt }] : [];
+    const source = weighted(random, SOURCES);
+    const items = demoItems(costRandom, value);
+    // Web orders ship with a carrier whose label cost is known; the other sources use the default.
+    const shipping = source === 'web' ? { shippingCost: Math.round((4.5 + costRandom() * 5) * 100) / 100, shippingCharged: value > 100 ? 0 : 5.95 } : {};
     orders.push({
       orderId,
       orderDate: at(placed),
       value,
       currency,
-      sourceName: weighted(random, SOURCES),
+      sourceName: source,
       tags,
       paymentGateway: weighted(random, GATEWAYS),
       financialStatus: status,
       refunds,
       customer: { emails: [email], ...(shopper % 3 === 0 ? { userIds: [`cust_${shopper}`] } : {}) },
+      items,
+      ...shipping,
     });
     const url = landingUrl(random);
     const visitor = { click: { fbp } };

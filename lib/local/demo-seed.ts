@@ -3,6 +3,9 @@ import { upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from './demo-ads';
 import { seedDemoOrdersAndEvents } from './demo-query-seed';
+import { DEMO_COST_SETTINGS, demoSkuCosts } from './demo-costs';
+import { loadCostSettings, saveCostSettings } from '../../shared/store/cost-settings-repository';
+import { putSkuCosts } from '../../shared/store/sku-cost-repository';
 
 export const DEMO_PIXEL_ID = 'px_demo';
 
@@ -38,6 +41,15 @@ export const demoSeedSteps: readonly SeedStep[] = [
         if (batch.length === 12) await upsertAds(pixelId, batch.splice(0));
       }
       await upsertAds(pixelId, batch);
+    },
+  },
+  {
+    description: 'cost settings and SKU costs',
+    run: async (pixelId, clock) => {
+      await putSkuCosts(pixelId, demoSkuCosts(clock));
+      // Stored without an accountUpdated event: nobody changed the account, it was born with these.
+      const current = await loadCostSettings(pixelId);
+      if (JSON.stringify(current?.settings) !== JSON.stringify(DEMO_COST_SETTINGS)) await saveCostSettings(pixelId, DEMO_COST_SETTINGS, current?.version, clock);
     },
   },
   {

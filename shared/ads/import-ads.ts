@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type * as z from 'zod';
-import { toValidationIssues } from '../http/zod-issues';
-import { unreadableParts } from '../http/readable-document';
+import { checkRecord } from '../import/checked-record';
 import { readJsonLines } from '../import/json-lines';
-import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
+import type { ImportProblem, ImportRejection } from '../import/rejections';
 import { adImportSchema, fxRatesEntrySchema, type AdImport, type FxRatesEntry } from '../schemas/ad-import';
 import { upsertAds } from '../store/ad-repository';
 import { upsertFxRates } from '../store/fx-repository';
@@ -89,10 +87,9 @@ class Importer {
   }
 
   private validFxEntry(entry: unknown, location: string): FxRatesEntry[] {
-    if (!this.readable(entry, location)) return [];
-    const parsed = fxRatesEntrySchema.safeParse(entry);
-    if (parsed.success) return [parsed.data];
-    this.reject(location, problemsOf(parsed.error));
+    const checked = checkRecord(entry, fxRatesEntrySchema);
+    if ('data' in checked) return [checked.data];
+    this.reject(location, checked.problems);
     return [];
   }
 
@@ -102,21 +99,13 @@ class Importer {
     for (const entry of entries) this.fxDates.add(entry.date);
   }
 
-  /** Refuses what no request body may hold either (forbidden keys, unstorable numbers, lone surrogates). */
-  private readable(value: unknown, location: string): boolean {
-    const unreadable = unreadableParts(value);
-    if (unreadable.length > 0) this.reject(location, unreadable.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
-    return unreadable.length === 0;
-  }
-
   private async addAd(value: unknown, location: string): Promise<void> {
-    if (!this.readable(value, location)) return;
-    const parsed = adImportSchema.safeParse(value);
-    if (!parsed.success) {
-      this.reject(location, problemsOf(parsed.error));
+    const checked = checkRecord(value, adImportSchema);
+    if ('problems' in checked) {
+      this.reject(location, checked.problems);
       return;
     }
-    this.batch.push(parsed.data);
+    this.batch.push(checked.data);
     if (this.batch.length >= (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) await this.flushAds();
   }
 
@@ -165,9 +154,6 @@ function parseDocument(text: string, file: string): { fxRates?: unknown[]; ads?:
   return value as { fxRates?: unknown[]; ads?: unknown[] };
 }
 
-function problemsOf(error: z.ZodError): ImportProblem[] {
-  return toValidationIssues(error).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
-}
 
 /** `['hourly', '2', 'hour']` → `hourly[2].hour`. */
 

@@ -20,6 +20,9 @@ export interface QueryOrder {
   financialStatus: FinancialStatus;
   refunds: Array<{ amount: number; processedAt: string }>;
   customer: { userIds: string[]; emailHashes: string[]; phoneHashes: string[] };
+  /** What the cost measures read (issue P9); absent on facts projected before they existed and on orders without them. */
+  items?: Array<{ sku?: string; quantity: number; price: number; cost?: number }>;
+  shippingCost?: number;
 }
 
 /** A tracking event as the query reads it. */

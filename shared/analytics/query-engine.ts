@@ -5,6 +5,7 @@ import { findDimension, measureFamily, type DimensionFamily } from '../catalog/d
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
+import { CostBook, costsOfOrder } from '../costs/order-costs';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } from '../time/buckets';
@@ -38,6 +39,10 @@ interface Cell {
   newRevenue: number;
   returningOrders: number;
   returningRevenue: number;
+  cogs: number;
+  shipping: number;
+  paymentFees: number;
+  handlingFees: number;
   customers: Set<string>;
   events: number;
   pageViews: number;
@@ -56,6 +61,10 @@ const newCell = (): Cell => ({
   newRevenue: 0,
   returningOrders: 0,
   returningRevenue: 0,
+  cogs: 0,
+  shipping: 0,
+  paymentFees: 0,
+  handlingFees: 0,
   customers: new Set(),
   events: 0,
   pageViews: 0,
@@ -70,6 +79,8 @@ const newCell = (): Cell => ({
 interface Failures {
   orders?: string;
   channel?: string;
+  /** A cost amount (a SKU cost's or the settings' currency) without a rate: only the cost measures fail. */
+  costs?: string;
 }
 
 interface RangeResult {
@@ -89,7 +100,8 @@ const ORDER_DIMENSIONS: Record<string, (order: QueryOrder, customerType: string)
   'orders.tag': (order) => (order.tags.length > 0 ? [...new Set(order.tags)] : [null]),
 };
 
-const ORDER_FILTER_FIELDS: Record<string, (order: QueryOrder, customerType: string) => unknown> = {
+/** How an orders.* filter condition reads an order (shared with the cohort query). */
+export const ORDER_FILTER_FIELDS: Record<string, (order: QueryOrder, customerType: string) => unknown> = {
   'orders.source_name': (order) => order.sourceName,
   'orders.payment_gateway': (order) => order.paymentGateway,
   // Both spellings of the type, so `new` and the upstream `new_customer` select the same orders.
@@ -135,7 +147,12 @@ export function needsCustomerHistory(spec: Pick<QuerySpec, 'measures' | 'dimensi
   );
 }
 
-export function computeRange(spec: QuerySpec, range: InstantRange, data: RangeData, fx: FxTable): RangeResult {
+/** Measures that read order costs (issue P9): only they make a query load the cost settings and cost each order. */
+export const COST_MEASURES: ReadonlySet<string> = new Set(['orders.cogs', 'orders.shipping_costs', 'orders.payment_fees', 'orders.handling_fees', 'orders.cm1', 'orders.cm2', 'core.cm3']);
+
+export const needsCosts = (measures: readonly string[]) => measures.some((measure) => COST_MEASURES.has(measure));
+
+export function computeRange(spec: QuerySpec, range: InstantRange, data: RangeData, fx: FxTable, costs: CostBook = new CostBook()): RangeResult {
   const buckets = bucketsOf(range, spec.granularity, spec.timezone)!;
   const families = familiesNeeded(spec.measures);
   const result: RangeResult = { buckets, cells: new Map(), total: newCell(), failures: {} };
@@ -152,7 +169,7 @@ export function computeRange(spec: QuerySpec, range: InstantRange, data: RangeDa
     return combos.map((combo) => cellFor(bucket, combo));
   };
 
-  if (families.has('orders')) addOrders(spec, range, data, fx, buckets, cellsFor, result);
+  if (families.has('orders')) addOrders(spec, range, data, fx, costs, buckets, cellsFor, result);
   if (families.has('events')) addEvents(spec, data, buckets, cellsFor, result);
   if (families.has('channel')) addAds(spec, range, data, fx, buckets, cellsFor, result);
   return result;
@@ -163,11 +180,13 @@ function addOrders(
   range: InstantRange,
   data: RangeData,
   fx: FxTable,
+  book: CostBook,
   buckets: Bucket[],
   cellsFor: (bucket: number, values: DimensionValue[][]) => Cell[],
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'orders');
+  const costed = needsCosts(spec.measures);
   const { customerOf, firstOrderOf } = data.customers;
   const customerTypeOf = (order: QueryOrder) => {
     const customer = customerOf.get(order.orderId) ?? `o:${order.orderId}`;
@@ -201,8 +220,18 @@ function addOrders(
     const value = money(order, order.value);
     const refunds = byOrderDate ? money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0)) : 0;
     const isNew = who.type === 'new';
+    let costs = { cogs: 0, shipping: 0, paymentFees: 0, handlingFees: 0 };
+    if (costed) {
+      const outcome = costsOfOrder(order, book, fx, spec.currency);
+      if ('failure' in outcome) result.failures.costs ??= outcome.failure;
+      else costs = outcome.costs;
+    }
     for (const cell of [...cellsFor(bucket, dimensionValues(order, who.type)), result.total]) {
       cell.orders += 1;
+      cell.cogs += costs.cogs;
+      cell.shipping += costs.shipping;
+      cell.paymentFees += costs.paymentFees;
+      cell.handlingFees += costs.handlingFees;
       cell.revenue += value;
       cell.refunds += refunds;
       cell.customers.add(who.customer);
@@ -285,6 +314,9 @@ const ratio = (numerator: number, denominator: number, scale = 1) => (denominato
 
 const spendOf = (cell: Cell) => adMeasureFromPlatformParts('channel.spend', cell.ads) ?? 0;
 
+const cm1Of = (cell: Cell) => cell.revenue - cell.refunds - cell.cogs;
+const cm2Of = (cell: Cell) => cm1Of(cell) - cell.shipping - cell.paymentFees - cell.handlingFees;
+
 /** One measure of a cell, unrounded. */
 function measureOf(measure: string, cell: Cell): number | null {
   if (isAdMeasureId(measure)) return adMeasureFromPlatformParts(measure, cell.ads);
@@ -309,6 +341,20 @@ function measureOf(measure: string, cell: Cell): number | null {
       return cell.returningOrders;
     case 'orders.returning_customer_revenue':
       return cell.returningRevenue;
+    case 'orders.cogs':
+      return cell.cogs;
+    case 'orders.shipping_costs':
+      return cell.shipping;
+    case 'orders.payment_fees':
+      return cell.paymentFees;
+    case 'orders.handling_fees':
+      return cell.handlingFees;
+    case 'orders.cm1':
+      return cm1Of(cell);
+    case 'orders.cm2':
+      return cm2Of(cell);
+    case 'core.cm3':
+      return cm2Of(cell) - spendOf(cell);
     case 'events.count':
       return cell.events;
     case 'events.page_views':
@@ -348,6 +394,7 @@ const ORDER_MONEY_MEASURES = new Set([
 /** Why a measure cannot be computed from these ranges, or undefined when it can. */
 function failureOf(measure: string, failures: Failures): string | undefined {
   const family = measureFamily(measure);
+  if (COST_MEASURES.has(measure)) return failures.orders ?? failures.costs ?? (family === 'core' ? failures.channel : undefined);
   if (family === 'orders') return ORDER_MONEY_MEASURES.has(measure) ? failures.orders : undefined;
   if (family === 'core') return failures.orders ?? failures.channel;
   if (family === 'channel') return needsConversion(measure as AdMeasureId) ? failures.channel : undefined;
@@ -412,7 +459,11 @@ export function shapeResult(
   primary: RangeResult,
   compare: RangeResult | undefined,
 ) {
-  const failures: Failures = { orders: primary.failures.orders ?? compare?.failures.orders, channel: primary.failures.channel ?? compare?.failures.channel };
+  const failures: Failures = {
+    orders: primary.failures.orders ?? compare?.failures.orders,
+    channel: primary.failures.channel ?? compare?.failures.channel,
+    costs: primary.failures.costs ?? compare?.failures.costs,
+  };
   const computable = spec.measures.filter((measure) => failureOf(measure, failures) === undefined);
   const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
     const entry = findMeasure(measure)!;

@@ -11,7 +11,10 @@ import { offsetMinutesAt } from '../time/zoned-time';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
-import { computeRange, familiesNeeded, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+import { CostBook } from '../costs/order-costs';
+import { loadCostSettings } from '../store/cost-settings-repository';
+import { loadSkuCosts } from '../store/sku-cost-repository';
+import { computeRange, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
 
 /** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
 export interface QuerySource {
@@ -24,6 +27,13 @@ export interface QuerySource {
   events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
   /** Event counts by UTC hour (no identities), for ranges on whole hours. */
   eventCounts(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+  /** The pixel's cost settings and SKU costs (issue P9), read only by queries with cost measures. */
+  costs(pixelId: string): Promise<CostBook>;
+}
+
+async function loadCostBook(pixelId: string): Promise<CostBook> {
+  const [settings, skuCosts] = await Promise.all([loadCostSettings(pixelId), loadSkuCosts(pixelId)]);
+  return new CostBook(settings?.settings, skuCosts);
 }
 
 export const readModelSource: QuerySource = {
@@ -35,6 +45,7 @@ export const readModelSource: QuerySource = {
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
   eventCounts: (pixelId, range) => readEventCounts(pixelId, range.start, range.end),
+  costs: loadCostBook,
 };
 
 const HOUR_MS = 3_600_000;
@@ -55,7 +66,7 @@ function countsSuffice(spec: QuerySpec, range: InstantRange): boolean {
 }
 
 /** Measures that read refunds; only they make a `refund_date` query read the refund-day items. */
-const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer'];
+const REFUND_MEASURES = ['orders.refunds', 'orders.net_revenue', 'core.mer', 'orders.cm1', 'orders.cm2', 'core.cm3'];
 
 /**
  * POST /db-mgmt/api/query: reads what the measures need for each range (in parallel, each range
@@ -72,9 +83,10 @@ export async function runQuery(pixelId: string, request: QueryRequest, source: Q
     orderSettings: request.orderSettings,
   };
   const families = familiesNeeded(spec.measures);
-  const [fx, ads] = await Promise.all([
+  const [fx, ads, costs] = await Promise.all([
     families.has('orders') || families.has('channel') ? source.fxTable(pixelId) : new FxTable([]),
     families.has('channel') ? source.ads(pixelId) : [],
+    needsCosts(spec.measures) ? source.costs(pixelId) : new CostBook(),
   ]);
   const channelFilter = filterForFamily(spec.filters, 'channel');
   const matchingAds = channelFilter ? ads.filter((ad) => evaluateFilter(channelFilter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : ads;
@@ -88,8 +100,8 @@ export async function runQuery(pixelId: string, request: QueryRequest, source: Q
   const customers = firstCountedOrders(history, spec.orderSettings);
   const primaryData: RangeData = { ...primaryFacts, customers };
   const compareData: RangeData | undefined = compareFacts && { ...compareFacts, customers };
-  const primary = computeRange(spec, request.primaryRange, primaryData, fx);
-  const compare = request.compareRange && compareData ? computeRange(spec, request.compareRange, compareData, fx) : undefined;
+  const primary = computeRange(spec, request.primaryRange, primaryData, fx, costs);
+  const compare = request.compareRange && compareData ? computeRange(spec, request.compareRange, compareData, fx, costs) : undefined;
   return shapeResult(spec, { dateRange: request.dateRange, compareDateRange: request.compareDateRange }, primary, compare);
 }
 

@@ -6,6 +6,8 @@ export const SCOPES = [
   'events:write',
   'account:read',
   'account:write',
+  'costs:read',
+  'costs:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -20,6 +22,7 @@ export type LegacyScope = keyof typeof LEGACY_SCOPES;
 const IMPLIED: Partial<Record<Scope, readonly Scope[]>> = {
   'dashboards:write': ['dashboards:read'],
   'account:write': ['account:read'],
+  'costs:write': ['costs:read'],
 };
 
 export function isKnownScope(name: string): name is Scope | LegacyScope {

@@ -24,7 +24,7 @@ export const FILTER_OPERATORS = [
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** One name per query endpoint whose body takes `filters`; a later endpoint adds its own. */
-export const FILTER_CONTEXTS = ['query_ads', 'query_measures'] as const;
+export const FILTER_CONTEXTS = ['query_ads', 'query_measures', 'query_cohort'] as const;
 export type FilterContext = (typeof FILTER_CONTEXTS)[number];
 
 /**
@@ -159,20 +159,33 @@ const CODE_OPERATORS = ['equals', 'not_equals', 'in', 'not_in'] as const satisfi
 const NARROWS_ORDERS = 'Narrows the orders.* measures (and the order parts of core.*).';
 const NARROWS_EVENTS = 'Narrows the events.* measures.';
 
-function queryAttribute(field: string, label: string, supportedOperators: readonly FilterOperator[], description: string, values?: readonly string[]): FilterFieldEntry {
-  return adAttribute(field, label, supportedOperators, description, values, ['query_measures']);
+function queryAttribute(
+  field: string,
+  label: string,
+  supportedOperators: readonly FilterOperator[],
+  description: string,
+  values?: readonly string[],
+  contexts: readonly FilterContext[] = ['query_measures'],
+): FilterFieldEntry {
+  return adAttribute(field, label, supportedOperators, description, values, contexts);
 }
+
+/** Order fields that also pick the customers of POST /db-mgmt/api/query-cohort-analysis, by their first counted order. */
+const ORDER_CONTEXTS: readonly FilterContext[] = ['query_measures', 'query_cohort'];
+const PICKS_COHORTS = 'In query_cohort it picks which customers form the cohorts, by their first counted order.';
 
 /** Fields of POST /db-mgmt/api/query: a condition narrows the measures of its own namespace. */
 const QUERY_FIELDS: readonly FilterFieldEntry[] = [
-  queryAttribute('orders.source_name', 'Sales channel', NAME_OPERATORS, `The order's sourceName, e.g. web or pos. ${NARROWS_ORDERS} ${NAME_MATCHING}`),
-  queryAttribute('orders.payment_gateway', 'Payment gateway', NAME_OPERATORS, `The order's paymentGateway. ${NARROWS_ORDERS} ${NAME_MATCHING}`),
-  queryAttribute('orders.currency', 'Order currency', CODE_OPERATORS, `The currency the order was placed in. ${NARROWS_ORDERS} ${EXACT}`),
+  queryAttribute('orders.source_name', 'Sales channel', NAME_OPERATORS, `The order's sourceName, e.g. web or pos. ${NARROWS_ORDERS} ${PICKS_COHORTS} ${NAME_MATCHING}`, undefined, ORDER_CONTEXTS),
+  queryAttribute('orders.payment_gateway', 'Payment gateway', NAME_OPERATORS, `The order's paymentGateway. ${NARROWS_ORDERS} ${PICKS_COHORTS} ${NAME_MATCHING}`, undefined, ORDER_CONTEXTS),
+  queryAttribute('orders.currency', 'Order currency', CODE_OPERATORS, `The currency the order was placed in. ${NARROWS_ORDERS} ${PICKS_COHORTS} ${EXACT}`, undefined, ORDER_CONTEXTS),
   queryAttribute(
     'orders.tag',
     'Order tag',
     NAME_OPERATORS,
-    `A tag of the order: a positive operator matches when any tag matches; not_equals, not_in and not_contains when none does. ${NARROWS_ORDERS} ${NAME_MATCHING}`,
+    `A tag of the order: a positive operator matches when any tag matches; not_equals, not_in and not_contains when none does. ${NARROWS_ORDERS} ${PICKS_COHORTS} ${NAME_MATCHING}`,
+    undefined,
+    ORDER_CONTEXTS,
   ),
   queryAttribute(
     'orders.customer_type',

@@ -13,7 +13,7 @@ export type MeasureFormat = (typeof MEASURE_FORMATS)[number];
  * Where a measure id may be used. A name per consumer rather than per endpoint family, so that a
  * measure can be offered to dashboards before, or without, a query endpoint that computes it.
  */
-export const MEASURE_CONTEXTS = ['query', 'query_ads', 'dashboards'] as const;
+export const MEASURE_CONTEXTS = ['query', 'query_ads', 'dashboards', 'query_cohort'] as const;
 export type MeasureContext = (typeof MEASURE_CONTEXTS)[number];
 
 export interface MeasureCatalogEntry {
@@ -224,6 +224,18 @@ const COUNTED = 'Counted orders are those the request\u2019s orderSettings count
 const ORDER_MONEY = 'Converted to the requested currency at the rate of each order\u2019s UTC date.';
 const NEW_CUSTOMER = 'A customer is new in the bucket holding their first counted order over all stored history.';
 
+const COSTED = 'Costs of counted orders, by order date, from the order\u2019s items and the cost settings (README, Costs); refunds never reverse them.';
+
+/** Contribution margins and their cost parts (issue P9); formulas in shared/costs/order-costs.ts. */
+const PROFIT_MEASURES: readonly QueryMeasureSpec[] = [
+  { id: 'orders.cogs', title: 'Cost of goods sold', shortTitle: 'COGS', description: `\u03a3 quantity \u00d7 unit cost over the items of counted orders; the unit cost is the item\u2019s own cost, else its SKU\u2019s cost in effect on the order\u2019s UTC date, else defaultCogsPercent of its price. ${COSTED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'orders.shipping_costs', title: 'Shipping costs', shortTitle: 'Shipping', description: `The order\u2019s shippingCost, else defaultShippingCostPerOrder, per counted order. ${COSTED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'orders.payment_fees', title: 'Payment fees', shortTitle: 'Payment fees', description: `percent of the order\u2019s value plus fixed, of the gatewayFees entry matching the order\u2019s paymentGateway (ignoring case); 0 without a match. ${COSTED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'orders.handling_fees', title: 'Handling fees', shortTitle: 'Handling', description: `handlingFeePerItem \u00d7 item lines of each counted order (an order without items counts one). ${COSTED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'orders.cm1', title: 'Contribution margin 1', shortTitle: 'CM1', description: `Net revenue \u2212 COGS, per bucket. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  { id: 'orders.cm2', title: 'Contribution margin 2', shortTitle: 'CM2', description: `CM1 \u2212 shipping costs \u2212 payment fees \u2212 handling fees, per bucket. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+];
+
 const ORDER_MEASURES: readonly QueryMeasureSpec[] = [
   { id: 'orders.orders', title: 'Orders', shortTitle: 'Orders', description: `Number of counted orders, by order date. ${COUNTED}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
   { id: 'orders.total_revenue', title: 'Total revenue', shortTitle: 'Revenue', description: `Sum of the values of counted orders, by order date. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
@@ -235,6 +247,7 @@ const ORDER_MEASURES: readonly QueryMeasureSpec[] = [
   { id: 'orders.new_customer_revenue', title: 'New-customer revenue', shortTitle: 'NC revenue', description: `Values of customers\u2019 first counted orders. ${NEW_CUSTOMER} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
   { id: 'orders.returning_customer_orders', title: 'Returning-customer orders', shortTitle: 'Returning orders', description: 'Counted orders that are not their customer\u2019s first counted order.', format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
   { id: 'orders.returning_customer_revenue', title: 'Returning-customer revenue', shortTitle: 'Returning revenue', description: `Values of counted orders that are not their customer\u2019s first counted order. ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+  ...PROFIT_MEASURES,
 ];
 
 const PERSON = 'A person is the set of identifiers (user ids, email hash, phone hash, click.fbp) seen together on one event, transitively, within the range; events with none are not counted.';
@@ -256,6 +269,7 @@ const CORE_MEASURES: readonly QueryMeasureSpec[] = [
   { id: 'core.roas', title: 'Blended ROAS', shortTitle: 'Blended ROAS', description: `Total revenue \u00f7 ad spend (channel.spend). ${BLENDED}`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
   { id: 'core.new_customer_roas', title: 'New-customer ROAS', shortTitle: 'NC ROAS', description: `New-customer revenue \u00f7 ad spend (channel.spend). ${BLENDED}`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
   { id: 'core.cac', title: 'Customer acquisition cost', shortTitle: 'CAC', description: `Ad spend (channel.spend) \u00f7 new customers. ${BLENDED}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'down' },
+  { id: 'core.cm3', title: 'Contribution margin 3', shortTitle: 'CM3', description: 'orders.cm2 \u2212 ad spend (channel.spend), per bucket. Orders narrowed by orders.* filters, spend by channel.* filters.', format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
 ];
 
 const QUERY_MEASURES: readonly MeasureCatalogEntry[] = [...ORDER_MEASURES, ...EVENT_MEASURES, ...CORE_MEASURES].map((spec) => ({
@@ -264,8 +278,35 @@ const QUERY_MEASURES: readonly MeasureCatalogEntry[] = [...ORDER_MEASURES, ...EV
   contexts: ['query', 'dashboards'] as const,
 }));
 
+const COHORT = 'Cohorts are the customers whose first counted order (over all stored history) falls in dateRange, by granularity bucket; period k is the k-th bucket after the cohort\u2019s own (k = 0).';
+const PER_CUSTOMER = 'Cumulative through period k, \u00f7 the cohort\u2019s size.';
+
+/** Measures of POST /db-mgmt/api/query-cohort-analysis (issue P9), per cohort and period. */
+export const COHORT_MEASURE_IDS = [
+  'orders.customers_cohort',
+  'orders.ltv_cohort_gross_revenue',
+  'orders.ltv_cohort_net_revenue',
+  'orders.avg_order_value_cohort',
+  'orders.cohort_retention_percent',
+  'orders.cohort_cm1',
+  'orders.cohort_cm2',
+] as const;
+export type CohortMeasureId = (typeof COHORT_MEASURE_IDS)[number];
+
+const COHORT_MEASURES: readonly MeasureCatalogEntry[] = (
+  [
+    { id: 'orders.customers_cohort', title: 'Cohort customers', shortTitle: 'Customers', description: `The cohort\u2019s size: customers acquired in its bucket. ${COHORT}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'orders.ltv_cohort_gross_revenue', title: 'Cohort LTV (gross revenue)', shortTitle: 'LTV gross', description: `Values of the cohort\u2019s counted orders. ${PER_CUSTOMER} ${COHORT} ${ORDER_MONEY}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'orders.ltv_cohort_net_revenue', title: 'Cohort LTV (net revenue)', shortTitle: 'LTV net', description: `Values minus refunds (dated by refundDateAttribution) of the cohort\u2019s counted orders. ${PER_CUSTOMER} ${COHORT} ${ORDER_MONEY}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'orders.avg_order_value_cohort', title: 'Cohort average order value', shortTitle: 'AOV', description: `The cohort\u2019s revenue \u00f7 its orders within period k (not cumulative); no value without orders. ${COHORT} ${ORDER_MONEY}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'orders.cohort_retention_percent', title: 'Cohort retention', shortTitle: 'Retention', description: `Share of the cohort with a counted order in period k, in percent (period 0 is 100). ${COHORT}`, format: 'percent', isAverage: true, isPercentage: true, preferredTrendDirection: 'up' },
+    { id: 'orders.cohort_cm1', title: 'Cohort CM1', shortTitle: 'CM1', description: `Net revenue \u2212 COGS of the cohort\u2019s counted orders (orders.cm1). ${PER_CUSTOMER} ${COHORT} ${ORDER_MONEY}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'orders.cohort_cm2', title: 'Cohort CM2', shortTitle: 'CM2', description: `CM1 \u2212 shipping costs \u2212 payment fees \u2212 handling fees of the cohort\u2019s counted orders (orders.cm2). ${PER_CUSTOMER} ${COHORT} ${ORDER_MONEY}`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+  ] satisfies ReadonlyArray<QueryMeasureSpec & { id: CohortMeasureId }>
+).map((spec) => ({ ...spec, namespace: 'orders', contexts: ['query_cohort'] as const }));
+
 /** The whole catalog, in the order GET /db-mgmt/api/measures lists it. */
-export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...AD_MEASURES.map(({ entry }) => entry)];
+export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...AD_MEASURES.map(({ entry }) => entry), ...COHORT_MEASURES];
 
 const MEASURES_BY_ID: ReadonlyMap<string, MeasureCatalogEntry> = new Map(MEASURES.map((measure) => [measure.id, measure]));
 

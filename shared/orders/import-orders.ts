@@ -1,6 +1,5 @@
-import { formatPath, type ImportProblem, type ImportRejection } from '../import/rejections';
-import { toValidationIssues } from '../http/zod-issues';
-import { unreadableParts } from '../http/readable-document';
+import type { ImportProblem, ImportRejection } from '../import/rejections';
+import { checkRecord } from '../import/checked-record';
 import { readJsonLines } from '../import/json-lines';
 import { createHash } from 'node:crypto';
 import type { Projector } from '../pipeline/projector';
@@ -78,17 +77,12 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
       reject(location, [{ path: '', message: 'Not valid JSON' }]);
       continue;
     }
-    const unreadable = unreadableParts(line.value);
-    if (unreadable.length > 0) {
-      reject(location, unreadable.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
+    const checked = checkRecord(line.value, orderImportSchema);
+    if ('problems' in checked) {
+      reject(location, checked.problems);
       continue;
     }
-    const parsed = orderImportSchema.safeParse(line.value);
-    if (!parsed.success) {
-      reject(location, toValidationIssues(parsed.error).map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
-      continue;
-    }
-    batch.push(orderUpdateFromImport(parsed.data, importedAt));
+    batch.push(orderUpdateFromImport(checked.data, importedAt));
     if (batch.length >= batchSize) await flush();
   }
   await flush();

@@ -15,6 +15,7 @@ export const ORDER_LIMITS = {
   tags: 250,
   refundsPerUpdate: 100,
   identifiersPerKind: 10,
+  items: 200,
 } as const;
 
 /** `custom` issues carry their problem code here; the events API reports it as `details[].code`. */
@@ -37,3 +38,22 @@ export const refundSchema = z.strictObject({
   processedAt: isoDateTime,
 });
 export type Refund = z.output<typeof refundSchema>;
+
+/**
+ * One line of an order (issue P9): what was sold, at what unit price, and optionally what one
+ * unit cost the merchant. Amounts are in the order's currency.
+ */
+export const orderItemSchema = z.strictObject({
+  sku: orderTextSchema.optional(),
+  productId: orderTextSchema.optional(),
+  variantId: orderTextSchema.optional(),
+  title: z.string().min(1).max(1000).optional(),
+  quantity: z.number().min(0).max(1_000_000),
+  /** Unit price. */
+  price: moneySchema,
+  /** Unit cost; when absent, the SKU cost in effect on the order date or the default COGS percent applies. */
+  cost: moneySchema.optional(),
+});
+export type OrderItem = z.output<typeof orderItemSchema>;
+
+export const orderItemsSchema = z.array(orderItemSchema).max(ORDER_LIMITS.items);

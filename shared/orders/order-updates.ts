@@ -2,6 +2,7 @@ import type { TrackingEventInput } from '../tracking/event-schema';
 import { hashAll, normalizeEmail, normalizePhone } from '../tracking/identity';
 import type { CustomerIdentityInput } from '../tracking/identity-schema';
 import type { StoredEvent } from '../tracking/stored-event';
+import { orderItemsSchema, type OrderItem } from './order-fields';
 import type { OrderImport, OrderUpdate, ReplaceableValues } from './order';
 
 /**
@@ -23,6 +24,11 @@ export function orderUpdateFromEvent(event: StoredEvent): OrderUpdate | undefine
       tags: data.tags,
       paymentGateway: data.paymentGateway,
       financialStatus: data.financialStatus,
+      items: itemsFromEvent(data.items),
+      shippingCost: data.shippingCost,
+      shippingCharged: data.shippingCharged,
+      discounts: data.discounts,
+      taxes: data.taxes,
     }),
     defaults: { orderDate: event.timestamp, financialStatus: 'paid' },
     refunds: data.refunds ?? [],
@@ -47,11 +53,41 @@ export function orderUpdateFromImport(line: OrderImport, importedAt: Date): Orde
       tags: line.tags,
       paymentGateway: line.paymentGateway,
       financialStatus: line.financialStatus,
+      items: line.items,
+      shippingCost: line.shippingCost,
+      shippingCharged: line.shippingCharged,
+      discounts: line.discounts,
+      taxes: line.taxes,
     }),
     defaults: { financialStatus: 'paid' },
     refunds: line.refunds ?? [],
     customer: hashedCustomer(line.customer),
   };
+}
+
+/**
+ * A purchase event's `data.items` as order items: `name` is the title when `title` is absent,
+ * `id` the product id when `productId` is, a missing quantity is 1. The event vocabulary allows
+ * what an order item does not (a negative price, an item without price): such a list is not a
+ * statement about the order's items at all, so the order keeps what other sources said.
+ */
+function itemsFromEvent(items: NonNullable<TrackingEventInput['data']>['items']): OrderItem[] | undefined {
+  if (items === undefined) return undefined;
+  const mapped = items.map((item) =>
+    Object.fromEntries(
+      Object.entries({
+        sku: item.sku || undefined,
+        productId: item.productId ?? (item.id || undefined),
+        variantId: item.variantId,
+        title: item.title || item.name || undefined,
+        quantity: item.quantity ?? 1,
+        price: item.price,
+        cost: item.cost,
+      }).filter(([, value]) => value !== undefined),
+    ),
+  );
+  const parsed = orderItemsSchema.safeParse(mapped);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function hashedCustomer(customer: CustomerIdentityInput | undefined): OrderUpdate['customer'] {

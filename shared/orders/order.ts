@@ -7,10 +7,12 @@ import {
   isoDateTime,
   moneySchema,
   orderIdSchema,
+  orderItemsSchema,
   orderTextSchema,
   refundSchema,
   tagsSchema,
   type FinancialStatus,
+  type OrderItem,
   type Refund,
 } from './order-fields';
 
@@ -32,13 +34,36 @@ export const orderSchema = z.strictObject({
   /** Sorted by `processedAt`. */
   refunds: z.array(refundSchema),
   customer: z.strictObject({ emailHashes: z.array(z.string()), phoneHashes: z.array(z.string()), userIds: z.array(z.string()) }),
+  /**
+   * Cost inputs (issue P9), in the order's currency; absent until a source states them, so orders
+   * stored before they existed read the same.
+   */
+  items: orderItemsSchema.optional(),
+  shippingCost: z.number().optional(),
+  shippingCharged: z.number().optional(),
+  discounts: z.number().optional(),
+  taxes: z.number().optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
 export type Order = z.output<typeof orderSchema>;
 
 /** The fields a newer source replaces (last writer wins, per field, by the source's own time). */
-export const REPLACEABLE_FIELDS = ['orderDate', 'value', 'currency', 'sourceName', 'tags', 'paymentGateway', 'financialStatus'] as const;
+export const REPLACEABLE_FIELDS = [
+  'orderDate',
+  'value',
+  'currency',
+  'sourceName',
+  'tags',
+  'paymentGateway',
+  'financialStatus',
+  // A source that states items states the whole list: the latest such source's list is the order's.
+  'items',
+  'shippingCost',
+  'shippingCharged',
+  'discounts',
+  'taxes',
+] as const;
 export type ReplaceableField = (typeof REPLACEABLE_FIELDS)[number];
 export type ReplaceableValues = Partial<Pick<Order, ReplaceableField>>;
 
@@ -76,9 +101,14 @@ export const orderImportSchema = z.strictObject({
   financialStatus: financialStatusSchema.optional(),
   refunds: z.array(refundSchema).max(1000).optional(),
   customer: customerIdentitySchema.optional(),
+  items: orderItemsSchema.optional(),
+  shippingCost: moneySchema.optional(),
+  shippingCharged: moneySchema.optional(),
+  discounts: moneySchema.optional(),
+  taxes: moneySchema.optional(),
   /** When the export's state of the order was current; the import time when absent. */
   updatedAt: isoDateTime.optional(),
 });
 export type OrderImport = z.output<typeof orderImportSchema>;
 
-export type { FinancialStatus, Refund };
+export type { FinancialStatus, OrderItem, Refund };

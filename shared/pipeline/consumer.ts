@@ -1,12 +1,13 @@
 import { publishAccountUpdated } from '../events/event-publisher';
 import { logger } from '../config/logger';
 import { isLogItem, logEntryOf, type LogEntry } from '../store/log-repository';
+import { isCostSettingsHead } from '../store/cost-settings-repository';
 import { clearOutbox, isOrderSettingsHead, outboxOf } from '../store/order-settings-repository';
 import { projectLogEntries, type ProjectOptions } from './project-log-entries';
 
 /**
  * The one consumer of everything pending: log entries (events to store, orders to merge, read
- * models to update) and order-settings outboxes (`accountUpdated` to publish). Deployed, the
+ * models to update) and the order- and cost-settings outboxes (`accountUpdated` to publish). Deployed, the
  * table's stream hands it the NEW_IMAGE of each pending item (functions/workers/project-pending.ts);
  * locally, the drain hands it what the pending index holds (drain.ts). Both give the same items.
  *
@@ -31,7 +32,7 @@ export async function consumePending(items: ReadonlyArray<Record<string, unknown
       group.entries.push(logEntryOf(item));
       group.items.push(item);
       groups.set(pixelId, group);
-    } else if (isOrderSettingsHead(item)) {
+    } else if (isOrderSettingsHead(item) || isCostSettingsHead(item)) {
       outboxes.push(item);
     } else {
       logger.warn('Ignoring a pending item of an unknown kind', { PK: item.PK, SK: item.SK });
@@ -63,5 +64,5 @@ async function publishOutbox(head: Record<string, unknown>): Promise<void> {
   const pixelId = (head.PK as string).slice('PIXEL#'.length);
   const events = outboxOf(head);
   for (const event of events) await publishAccountUpdated(event);
-  await clearOutbox(pixelId, new Set(events.map((event) => event.eventId)));
+  await clearOutbox(pixelId, new Set(events.map((event) => event.eventId)), head.SK as string);
 }

@@ -100,11 +100,12 @@ export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK ==
  * that committed meanwhile carried the events forward, so they are taken out of its outbox too.
  * Bumping `outboxRev` makes a write that read the outbox before this fail and re-read, so it
  * cannot carry a published event forward again. If this gives up, the events stay pending and
- * are published again under the same eventIds, which subscribers deduplicate.
+ * are published again under the same eventIds, which subscribers deduplicate. Other settings heads
+ * with the same outbox attributes (cost settings) name their sort key.
  */
-export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>): Promise<void> {
+export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>, headSk: string = HEAD_SK): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: HEAD_SK }, ConsistentRead: true }));
+    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: headSk }, ConsistentRead: true }));
     if (!head) return;
     const outbox = outboxOf(head);
     const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
@@ -114,7 +115,7 @@ export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<str
       await documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: { PK: pk(pixelId), SK: HEAD_SK },
+          Key: { PK: pk(pixelId), SK: headSk },
           UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
           ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
           ExpressionAttributeValues: {

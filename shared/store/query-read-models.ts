@@ -78,6 +78,9 @@ export function toQueryOrder(order: Order): QueryOrder {
     financialStatus: order.financialStatus,
     refunds: order.refunds.map((refund) => ({ amount: refund.amount, processedAt: new Date(refund.processedAt).toISOString() })),
     customer: { userIds: order.customer.userIds, emailHashes: order.customer.emailHashes, phoneHashes: order.customer.phoneHashes },
+    // Only what costing reads, so the facts stay small (issue P9).
+    ...(order.items?.length ? { items: order.items.map(({ sku, quantity, price, cost }) => ({ ...(sku === undefined ? {} : { sku }), quantity, price, ...(cost === undefined ? {} : { cost }) })) } : {}),
+    ...(order.shippingCost === undefined ? {} : { shippingCost: order.shippingCost }),
   };
 }
 

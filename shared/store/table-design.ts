@@ -8,6 +8,10 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - API key:          `APIKEY#<sha256>` / `APIKEY`; GSI1 lists a pixel's keys, GSI2 finds one by apiKeyPk
  * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head, with the `outbox` until published) and
  *                     `PIXEL#<pixelId>` / `ORDER_SETTINGS#<version>#<n>` (overflow chunks)
+ * - Cost settings:    `PIXEL#<pixelId>` / `COST_SETTINGS` (one JSON snapshot, `version`, the `outbox` until
+ *                     published, like the order-settings head) (cost-settings-repository.ts)
+ * - SKU costs:        `PIXEL#<pixelId>#SKUCOSTS` / `SKU#<sku>#<effectiveFrom>`, one item per SKU cost line;
+ *                     a query with cost measures reads the partition whole (sku-cost-repository.ts)
  * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import)
  *                     and `PIXEL#<pixelId>#ADS` / `AD#<platform>#<adId>` (metadata, JSON in `ad`);
  *                     one Query lists a pixel's ads, and the head validates a cached list
@@ -35,7 +39,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
- * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order-settings heads
+ * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads
  *                     with an outbox, until the pipeline consumer has handled them (pending-index.ts)
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute, on projected log entries, event

@@ -75,6 +75,11 @@ const itemSchema = z
     value: z.number().optional(),
     discount: z.number().optional(),
     currency: currencySchema.optional(),
+    // The order-item words of the order import (issue P9), so a purchase event can carry costs.
+    productId: orderTextSchema.optional(),
+    variantId: orderTextSchema.optional(),
+    title: z.string().max(1000).optional(),
+    cost: moneySchema.optional(),
   })
   .catchall(customValue);
 
@@ -94,6 +99,10 @@ const eventDataSchema = z
     paymentGateway: orderTextSchema.optional(),
     financialStatus: financialStatusSchema.optional(),
     refunds: z.array(refundSchema).max(ORDER_LIMITS.refundsPerUpdate).optional(),
+    shippingCost: moneySchema.optional(),
+    shippingCharged: moneySchema.optional(),
+    discounts: moneySchema.optional(),
+    taxes: moneySchema.optional(),
   })
   .catchall(customValue);
 

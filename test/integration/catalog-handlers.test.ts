@@ -71,11 +71,21 @@ describe('GET /db-mgmt/api/measures', () => {
 
   it('narrows by ?context', async () => {
     const response = await measures(await headersFor(['analytics:read']), '?context=dashboards');
-    expect(response.body!.measures).toHaveLength(MEASURES.length);
+    expect(response.body!.measures).toHaveLength(MEASURES.filter((measure) => measure.contexts.includes('dashboards')).length);
+    const cohort = await measures(await headersFor(['analytics:read']), '?context=query_cohort');
+    expect(cohort.body!.measures.map((measure: { id: string }) => measure.id)).toEqual([
+      'orders.customers_cohort',
+      'orders.ltv_cohort_gross_revenue',
+      'orders.ltv_cohort_net_revenue',
+      'orders.avg_order_value_cohort',
+      'orders.cohort_retention_percent',
+      'orders.cohort_cm1',
+      'orders.cohort_cm2',
+    ]);
   });
 
   it.each([
-    ['an unknown context', '?context=query_cohort', ['query', 'context']],
+    ['an unknown context', '?context=query_attribution', ['query', 'context']],
     ['a misspelt parameter', '?serach=cpm', ['query', 'serach']],
     ['an over-long search', `?search=${'x'.repeat(101)}`, ['query', 'search']],
   ])('answers 400 to %s, locating it under query', async (_, query, path) => {

@@ -2,6 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_PIXEL_ID, demoSeedSteps, type SeedStep } from '../../lib/local/demo-seed';
 import { completeFirstStart } from '../../lib/local/first-start';
 import { authenticate } from '../../shared/auth/authenticate';
+import { SCOPES } from '../../shared/auth/scopes';
+import { loadCostSettings } from '../../shared/store/cost-settings-repository';
+import { loadSkuCosts } from '../../shared/store/sku-cost-repository';
 import { listApiKeys } from '../../shared/store/api-key-repository';
 import { listAds, loadHourlyMetrics } from '../../shared/store/ad-repository';
 import { loadFxTable } from '../../shared/store/fx-repository';
@@ -25,11 +28,14 @@ describe('first start', () => {
     const [apiKey] = printedKeys(lines);
     expect(printedKeys(lines)).toHaveLength(1);
     const [key] = await activeDemoKeys();
-    expect(key?.scopes).toHaveLength(6);
+    expect([...(key?.scopes ?? [])].sort()).toEqual([...SCOPES].sort());
     expect(key?.hint).toBe(apiKey!.slice(-4));
 
     const ads = await listAds('px_demo');
     expect(ads).toHaveLength(60);
+    // Costs, so the demo's margins and cohorts show real figures.
+    expect((await loadCostSettings('px_demo'))?.settings.defaultCogsPercent).toBe(40);
+    expect((await loadSkuCosts('px_demo')).length).toBeGreaterThan(0);
     expect(new Set(ads.map((ad) => ad.platform))).toEqual(new Set(['meta', 'google', 'tiktok']));
     const lastHour = Date.parse('2026-11-23T00:00:00Z');
     const window = [new Date(lastHour - 90 * 24 * 3_600_000), new Date(lastHour + 3_600_000)] as const;

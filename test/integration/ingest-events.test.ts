@@ -230,6 +230,8 @@ describe('the order store, from purchase events', () => {
       financialStatus: 'paid',
       refunds: [],
       customer: { emailHashes: [sha256('jane.doe@example.com')], phoneHashes: [sha256('+14155550100')], userIds: ['cust_889'] },
+      // data.items in the order's words: the item id is the product id, its name the title.
+      items: [{ productId: 'SKU1', title: 'Tee', quantity: 2, price: 49.95 }],
       createdAt: '2026-03-10T12:00:00.000Z',
       updatedAt: '2026-03-10T12:00:00.000Z',
     });

@@ -1,4 +1,6 @@
 import { FxTable } from '../../shared/ads/fx-table';
+import { CostBook } from '../../shared/costs/order-costs';
+import type { CostSettings, SkuCost } from '../../shared/schemas/cost-settings';
 import type { QueryEvent, QueryOrder } from '../../shared/analytics/query-data';
 import { runQuery, type QuerySource } from '../../shared/analytics/query-service';
 import type { Ad } from '../../shared/schemas/ad-import';
@@ -12,6 +14,9 @@ export interface MemoryPixel {
   events: QueryEvent[];
   ads: Array<{ ad: Ad; hours: HourlyMetrics[] }>;
   fx: FxRatesEntry[];
+  /** Cost settings and SKU costs (issue P9); none by default. */
+  costSettings?: CostSettings;
+  skuCosts?: SkuCost[];
 }
 
 export function memorySource(pixel: MemoryPixel): QuerySource {
@@ -33,6 +38,7 @@ export function memorySource(pixel: MemoryPixel): QuerySource {
     events: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
     // Hand-built events stand for themselves; the rollup path is tested against the store.
     eventCounts: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
+    costs: async () => new CostBook(pixel.costSettings, pixel.skuCosts),
   };
 }
 
@@ -87,4 +93,12 @@ export function ad(platform: Ad['platform'], adId: string, currency: string, fie
 
 export function hour(at: string, spend: number, impressions: number, clicks: number): HourlyMetrics {
   return { hour: Date.parse(at), spend, impressions, clicks, conversions: 0, conversionValue: 0 };
+}
+
+/** A cohort analysis over a hand-built pixel, at a fixed `now`. */
+export async function cohortQuery(pixel: MemoryPixel, body: Record<string, unknown>, now: string) {
+  const { queryCohortRequestSchema } = await import('../../shared/schemas/query-cohort');
+  const { runCohortAnalysis } = await import('../../shared/analytics/cohort-service');
+  const request = queryCohortRequestSchema.parse({ pixelId: 'px_t', ...body });
+  return (await runCohortAnalysis('px_t', request, memorySource(pixel), Date.parse(now))).results[0]!;
 }

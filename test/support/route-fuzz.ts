@@ -64,6 +64,23 @@ export function withStorableNumbers<T>(value: T): T {
 export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
   getOrderSettings: { envelope: 'standard', valid: () => fc.constant({}) },
   putOrderSettings: { envelope: 'standard', valid: () => validSettingsDocument.map((body) => ({ body })) },
+  getCostSettings: { envelope: 'standard', valid: () => fc.constant({}) },
+  putCostSettings: {
+    envelope: 'standard',
+    valid: () =>
+      fc
+        .record({
+          defaultCogsPercent: fc.double({ min: 0, max: 100, noNaN: true }),
+          handlingFeePerItem: fc.double({ min: 0, max: 1000, noNaN: true }),
+          defaultShippingCostPerOrder: fc.double({ min: 0, max: 1000, noNaN: true }),
+          gatewayFees: fc.uniqueArray(
+            fc.record({ gateway: fc.stringMatching(/^[a-z][a-z0-9_]{0,15}$/), percent: fc.double({ min: 0, max: 100, noNaN: true }), fixed: fc.double({ min: 0, max: 10, noNaN: true }) }),
+            { maxLength: 5, selector: (fee) => fee.gateway },
+          ),
+          currency: fc.constantFrom('USD', 'EUR', 'GBP'),
+        })
+        .map((body) => ({ body: withStorableNumbers(body) })),
+  },
   listDashboardViews: {
     envelope: 'standard',
     valid: () => fc.record({ query: fc.record({ type: fc.constantFrom('view', 'attribution_view', 'pnl_view') }, { requiredKeys: [] }) }),
@@ -120,6 +137,24 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
             orderSettings: fc.record({ countPendingOrders: fc.boolean(), refundDateAttribution: fc.constantFrom('refund_date', 'order_date') }, { requiredKeys: [] }),
           },
           { requiredKeys: ['measures', 'dateRange'] },
+        )
+        .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
+  },
+  queryCohortAnalysis: {
+    envelope: 'standard',
+    valid: (context) =>
+      fc
+        .record(
+          {
+            measures: fc.subarray(['orders.customers_cohort', 'orders.ltv_cohort_net_revenue', 'orders.cohort_retention_percent', 'orders.cohort_cm2'], { minLength: 1 }),
+            granularity: fc.constantFrom('week', 'month', 'year'),
+            dateRange: orderedDays,
+            periods: fc.integer({ min: 0, max: 10 }),
+            timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York'),
+            currency: fc.constantFrom('USD', 'EUR'),
+            orderSettings: fc.record({ countPendingOrders: fc.boolean(), refundDateAttribution: fc.constantFrom('refund_date', 'order_date', 'original_order_date') }, { requiredKeys: [] }),
+          },
+          { requiredKeys: ['measures', 'granularity', 'dateRange'] },
         )
         .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
   },

@@ -7,6 +7,8 @@ describe('effective scopes', () => {
     [['attribution_query'], ['analytics:read']],
     [['dashboards:write'], ['dashboards:write', 'dashboards:read']],
     [['account:write'], ['account:write', 'account:read']],
+    [['costs:write'], ['costs:write', 'costs:read']],
+    [['costs:read'], ['costs:read']],
     [['events:write'], ['events:write']],
     [['dashboards:read'], ['dashboards:read']],
     [['made:up', 'analytics:read'], ['analytics:read']],
@@ -17,5 +19,6 @@ describe('effective scopes', () => {
   it('does not let a read scope imply its write scope', () => {
     expect(effectiveScopes(['account:read']).has('account:write')).toBe(false);
     expect(effectiveScopes(['dashboards:read']).has('dashboards:write')).toBe(false);
+    expect(effectiveScopes(['costs:read']).has('costs:write')).toBe(false);
   });
 });

@@ -1,0 +1,97 @@
+import type { FxTable } from '../ads/fx-table';
+import { defaultCostSettings, gatewayKey, type CostSettings, type SkuCost } from '../schemas/cost-settings';
+
+/**
+ * What an order cost the merchant (issue P9), the one place the query's profit measures and the
+ * cohort margins take it from. Every amount is converted to the requested currency at the rate of
+ * the order's UTC date (the FX rule of ARCHITECTURE.md), like the order's value:
+ *
+ * - COGS = Σ over items of quantity × unit cost, where the unit cost is, first to apply: the
+ *   item's own `cost`; the cost of its `sku` in effect on the order's UTC date (the SKU line with
+ *   the latest `effectiveFrom` whose `effectiveFrom`..`effectiveTo` holds the date, both inclusive);
+ *   `defaultCogsPercent` % of the item's price. An order without items is costed as one item of
+ *   quantity 1 priced at the order's value.
+ * - shipping cost = the order's `shippingCost` when stated, else `defaultShippingCostPerOrder`.
+ * - payment fees = `percent` % of the order's value + `fixed`, of the `gatewayFees` entry whose
+ *   `gateway` equals the order's `paymentGateway` ignoring case and surrounding spaces; 0 when
+ *   none does.
+ * - handling fees = `handlingFeePerItem` × the number of item lines (1 for an order without items).
+ *
+ * Refunds never reverse costs: merchants rarely restock what comes back.
+ */
+export interface CostedOrder {
+  orderDate: string;
+  value: number | null;
+  currency: string | null;
+  paymentGateway: string | null;
+  items?: ReadonlyArray<{ sku?: string; quantity: number; price: number; cost?: number }>;
+  shippingCost?: number;
+}
+
+export interface OrderCosts {
+  cogs: number;
+  shipping: number;
+  paymentFees: number;
+  handlingFees: number;
+}
+
+/** A pixel's cost inputs, indexed for costing many orders. */
+export class CostBook {
+  private readonly bySku = new Map<string, SkuCost[]>();
+  private readonly gateways: ReadonlyMap<string, CostSettings['gatewayFees'][number]>;
+
+  constructor(
+    readonly settings: CostSettings = defaultCostSettings(),
+    skuCosts: readonly SkuCost[] = [],
+  ) {
+    for (const line of skuCosts) {
+      const lines = this.bySku.get(line.sku);
+      if (lines) lines.push(line);
+      else this.bySku.set(line.sku, [line]);
+    }
+    for (const lines of this.bySku.values()) lines.sort((a, b) => (a.effectiveFrom < b.effectiveFrom ? 1 : a.effectiveFrom > b.effectiveFrom ? -1 : 0));
+    this.gateways = new Map(settings.gatewayFees.map((fee) => [gatewayKey(fee.gateway), fee]));
+  }
+
+  /** The SKU's cost line in effect on a UTC date (YYYY-MM-DD). */
+  skuCostOn(sku: string, date: string): SkuCost | undefined {
+    return this.bySku.get(sku)?.find((line) => line.effectiveFrom <= date && (line.effectiveTo === undefined || date <= line.effectiveTo));
+  }
+
+  gatewayFee(gateway: string | null): CostSettings['gatewayFees'][number] | undefined {
+    return gateway === null ? undefined : this.gateways.get(gatewayKey(gateway));
+  }
+}
+
+/**
+ * The order's costs in `currency`, or the reason one amount could not be converted.
+ */
+export function costsOfOrder(order: CostedOrder, book: CostBook, fx: FxTable, currency: string): { costs: OrderCosts } | { failure: string } {
+  const date = order.orderDate.slice(0, 10);
+  let failure: string | undefined;
+  const convert = (amount: number, from: string | null): number => {
+    if (amount === 0) return 0;
+    const converted = from === null ? undefined : fx.convert(amount, from, currency, date);
+    if (converted === undefined) {
+      failure ??= `No exchange rate from ${from ?? 'an order without currency'} to ${currency} on ${date}`;
+      return 0;
+    }
+    return converted;
+  };
+  const { settings } = book;
+  const items = order.items && order.items.length > 0 ? order.items : [{ quantity: 1, price: order.value ?? 0 }];
+  let cogs = 0;
+  for (const item of items) {
+    if (item.cost !== undefined) {
+      cogs += convert(item.quantity * item.cost, order.currency);
+      continue;
+    }
+    const skuCost = 'sku' in item && item.sku !== undefined ? book.skuCostOn(item.sku, date) : undefined;
+    cogs += skuCost ? convert(item.quantity * skuCost.cost, skuCost.currency) : convert((item.quantity * item.price * settings.defaultCogsPercent) / 100, order.currency);
+  }
+  const shipping = order.shippingCost !== undefined ? convert(order.shippingCost, order.currency) : convert(settings.defaultShippingCostPerOrder, settings.currency);
+  const fee = book.gatewayFee(order.paymentGateway);
+  const paymentFees = fee ? convert(((order.value ?? 0) * fee.percent) / 100, order.currency) + convert(fee.fixed, settings.currency) : 0;
+  const handlingFees = convert(items.length * settings.handlingFeePerItem, settings.currency);
+  return failure === undefined ? { costs: { cogs, shipping, paymentFees, handlingFees } } : { failure };
+}
