@@ -8,6 +8,8 @@ export interface Principal {
   apiKeyPk: string;
   pixelId: string;
   scopes: ReadonlySet<Scope>;
+  /** The key's record as stored, less its hash: read anyway to authenticate, so introspection costs no second read. */
+  key: { name: string; scopes: readonly string[]; createdAt: string; expiresAt?: string };
 }
 
 /**
@@ -35,7 +37,12 @@ export async function authenticate(
   }
   if (key.pixelId !== pixelId) throw new UnauthorizedError('API key is not valid for this pixel');
 
-  return { apiKeyPk: key.apiKeyPk, pixelId: key.pixelId, scopes: effectiveScopes(key.scopes) };
+  return {
+    apiKeyPk: key.apiKeyPk,
+    pixelId: key.pixelId,
+    scopes: effectiveScopes(key.scopes),
+    key: { name: key.name, scopes: key.scopes, createdAt: key.createdAt, ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}) },
+  };
 }
 
 /** 403 when the key lacks the route's scope; `null` marks an ungated route (any active key). */

@@ -1,0 +1,15 @@
+import type { ApiKeyDescription } from '../schemas/api-key';
+import type { Principal } from './authenticate';
+import { SCOPES } from './scopes';
+
+/** The calling key as GET /accounts/api/api-keys/me shows it, from the record authentication already read. */
+export function describeApiKey(principal: Principal): ApiKeyDescription {
+  return {
+    apiKeyPk: principal.apiKeyPk,
+    pixelId: principal.pixelId,
+    name: principal.key.name,
+    scopes: { stored: [...principal.key.scopes], granted: SCOPES.filter((scope) => principal.scopes.has(scope)) },
+    createdAt: principal.key.createdAt,
+    expiresAt: principal.key.expiresAt ?? null,
+  };
+}
