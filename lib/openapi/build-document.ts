@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FILTER_LIMITS, filterConditionSchema } from '../../shared/filters/filter-schema';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../../shared/http/idempotency';
 import { publicRouteTable } from '../public-routes';
 import { routeTable, type RouteDefinition } from '../routes';
@@ -160,6 +161,26 @@ function operationOf(emitter: SchemaEmitter, id: string, route: RouteDefinition,
   };
 }
 
+/** The filter grammar (README "Filters"), as the `Filter` component that `filters` members refer to. */
+function filterComponent(emitter: SchemaEmitter): Json {
+  const self = { $ref: '#/components/schemas/Filter' };
+  const group = (key: 'and' | 'or') => ({
+    type: 'object',
+    properties: { [key]: { type: 'array', items: self, minItems: FILTER_LIMITS.minGroupItems, maxItems: FILTER_LIMITS.maxGroupItems } },
+    required: [key],
+    additionalProperties: false,
+  });
+  return {
+    description: `A condition, or a group of filters: \`and\`, \`or\` (${FILTER_LIMITS.minGroupItems} to ${FILTER_LIMITS.maxGroupItems} items) or \`not\`. At most ${FILTER_LIMITS.maxDepth} levels of groups and ${FILTER_LIMITS.maxConditions} conditions.`,
+    anyOf: [
+      group('and'),
+      group('or'),
+      { type: 'object', properties: { not: self }, required: ['not'], additionalProperties: false },
+      emitter.convert(filterConditionSchema, 'input', 'FilterCondition'),
+    ],
+  };
+}
+
 const PUBLIC_CONTENT: Record<string, Json> = {
   'application/json': { $ref: '#/components/schemas/OpenApiDocument' },
   'text/html': { type: 'string' },
@@ -201,7 +222,7 @@ export function buildOpenApiDocument(): Json {
     tags: [...new Set(Object.values(routeDocuments).map((document) => document.tag)), 'About this API'].map((name) => ({ name })),
     paths,
     components: {
-      schemas: { ...emitter.components, OpenApiDocument: { type: 'object', description: 'An OpenAPI 3.1 document' } },
+      schemas: { ...emitter.components, Filter: filterComponent(emitter), OpenApiDocument: { type: 'object', description: 'An OpenAPI 3.1 document' } },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key, `upstack_\u2026` (`npm run keys -- create`). The scopes it needs are listed per operation.' },
         pixelId: { type: 'apiKey', in: 'header', name: 'x-pixel-id', description: 'The pixel the request targets; a key works for exactly one pixel' },

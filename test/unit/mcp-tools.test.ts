@@ -22,7 +22,13 @@ describe('the MCP tools, derived from the route table and its OpenAPI operations
       const validate = ajv.compile(definition.inputSchema);
       expect(validate({ surely_not_an_argument: 1 }), definition.name).toBe(false);
     }
-    expect(ajv.compile(tool('query').inputSchema)({ measures: ['orders.orders'], dateRange: { start: '2026-01-01', end: '2026-01-02' } })).toBe(true);
+    const query = ajv.compile(tool('query').inputSchema);
+    const valid = { measures: ['orders.orders'], dateRange: { start: '2026-01-01', end: '2026-01-02' } };
+    expect(query(valid)).toBe(true);
+    // The filter grammar travels with the tool, so an agent sees how to write one.
+    expect(query({ ...valid, filters: { and: [{ field: 'orders.source_name', op: 'equals', value: 'web' }, { not: { field: 'orders.tag', op: 'in', value: ['b2b'] } }] } })).toBe(true);
+    expect(query({ ...valid, filters: { and: [] } })).toBe(false);
+    expect(query({ ...valid, filters: { field: 'orders.tag', operator: 'equals', value: 'x' } })).toBe(false);
   });
 
   it('puts each argument where its route takes it, and the configured pixel in a body that has pixelId', () => {
