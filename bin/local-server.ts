@@ -8,6 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { publicRouteTable } from '../lib/public-routes';
 import { routeTable } from '../lib/routes';
 import { lockDataDir } from '../lib/local/data-dir-lock';
 import { ensureTable, startEmbeddedDynamo } from '../lib/local/dynamodb';
@@ -38,7 +39,9 @@ try {
   // Handlers build their SDK clients at import, so they are imported only now that the
   // environment points at the local services.
   const handlers = new Map<string, LambdaHandler>();
-  for (const route of routeTable) {
+  // The public routes (the OpenAPI document and its reference page) are served alongside the table's.
+  const served = [...routeTable, ...publicRouteTable];
+  for (const route of served) {
     const module = (await import(pathToFileURL(resolve(route.handler)).href)) as { handler: LambdaHandler };
     handlers.set(route.id, module.handler);
   }
@@ -54,7 +57,7 @@ try {
     await startLocalApi({
       host: config.host,
       port: config.port,
-      routes: routeTable,
+      routes: served,
       handlers,
       onRequest: process.env.LOG_REQUESTS === '0' ? undefined : log,
     }),

@@ -14,8 +14,12 @@ import type { Construct } from 'constructs';
 import { PENDING_PREFIX } from '../shared/store/pending-index';
 import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
 import { ApiFunction, type TableAccess } from './constructs/api-function';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_REFERENCE_SCRIPT_FILE, apiReferenceScriptSource } from '../shared/http/docs-assets';
 import { Operations } from './constructs/operations';
-import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization } from './nag-acknowledgements';
+import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization, acknowledgePublicDocumentationRoute } from './nag-acknowledgements';
+import { DOCS_HANDLER, publicRouteTable } from './public-routes';
 import { routeTable, type RouteDefinition, type RouteId } from './routes';
 import { workers, type WorkerId } from './workers';
 
@@ -89,6 +93,8 @@ export class ApiStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly functions: ReadonlyMap<RouteId, ApiFunction>;
   readonly workers: ReadonlyMap<WorkerId, ApiFunction>;
+  /** Serves the public routes (the OpenAPI document and the reference page); no table or bus grant. */
+  readonly docsFunction: ApiFunction;
   /** Descriptions of stream batches the consumer failed on after every retry. */
   readonly pipelineFailures: sqs.Queue;
   /** Alarms (all to one SNS topic), the dashboard and the bus archive. */
@@ -171,6 +177,7 @@ export class ApiStack extends Stack {
       for (const httpRoute of httpRoutes) acknowledgeInHandlerAuthorization(httpRoute);
     }
     this.functions = functions;
+    this.docsFunction = this.publicDocumentation(serviceName);
     this.pipelineFailures = new sqs.Queue(this, 'PipelineFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -203,6 +210,29 @@ export class ApiStack extends Stack {
       description: 'The service table; the keys CLI targets it with --table <name>',
     });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'Where domain events are published' });
+  }
+
+  /**
+   * The public routes: one function, no grant on the table or the bus, the reference page's script
+   * shipped next to its bundle. No authorizer, like every route, and no key check either.
+   */
+  private publicDocumentation(serviceName: string): ApiFunction {
+    const projectRoot = fileURLToPath(new URL('../', import.meta.url));
+    const docs = new ApiFunction(this, 'PublicDocs', {
+      entry: DOCS_HANDLER,
+      serviceName,
+      description: `${publicRouteTable.map((route) => route.path).join(', ')}: the API description, public`,
+      assets: [{ from: relative(projectRoot, apiReferenceScriptSource(projectRoot)), to: API_REFERENCE_SCRIPT_FILE }],
+    });
+    const integration = new HttpLambdaIntegration('PublicDocsIntegration', docs.lambdaFunction, {
+      payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+    });
+    for (const route of publicRouteTable) {
+      const httpRoutes = this.httpApi.addRoutes({ path: route.path, methods: [apigw.HttpMethod.GET], integration });
+      for (const httpRoute of httpRoutes) acknowledgePublicDocumentationRoute(httpRoute);
+    }
+    new CfnOutput(this, 'ApiReferenceUrl', { value: `${this.httpApi.apiEndpoint}/docs`, description: 'The API reference page (public); the document is at /openapi.json' });
+    return docs;
   }
 
   /**

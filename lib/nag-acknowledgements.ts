@@ -61,3 +61,16 @@ export function acknowledgeInHandlerAuthorization(route: IConstruct): void {
       'The route is authorized inside its handler by the API-key scheme of the spec (x-api-key hashed and matched with x-pixel-id, then the route scope); a request without a valid key gets 401 before any work is done.',
   });
 }
+
+/**
+ * The routes that describe the API (the OpenAPI document and its reference page) are public by
+ * design: a client reads them before it has a key. They read no data and their function may touch
+ * neither the table nor the bus.
+ */
+export function acknowledgePublicDocumentationRoute(route: IConstruct): void {
+  Validations.of(route).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-APIG4',
+    reason:
+      'This route serves the public description of the API (the OpenAPI document or its reference page), which a client reads before it has a key; its function holds no grant on the table or the event bus.',
+  });
+}

@@ -110,6 +110,14 @@ export const routes = {
     writes: true,
     summary: 'Delete a dashboard view',
   },
+  getApiKeyMe: {
+    method: 'GET',
+    path: '/accounts/api/api-keys/me',
+    handler: 'functions/accounts/get-api-key-me.ts',
+    scope: null,
+    writes: false,
+    summary: 'Describe the calling API key: its pixel, name, scopes and lifetime',
+  },
   getMeasures: {
     method: 'GET',
     path: '/db-mgmt/api/measures',

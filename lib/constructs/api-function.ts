@@ -42,6 +42,8 @@ export interface ApiFunctionProps {
    * @default 'apiGateway'
    */
   readonly invokedBy?: 'apiGateway' | 'eventSourceMapping';
+  /** Files shipped next to the bundle: `from` relative to the project root, `to` a file name. */
+  readonly assets?: ReadonlyArray<{ from: string; to: string }>;
 }
 
 /**
@@ -105,6 +107,16 @@ export class ApiFunction extends Construct {
         // Explicitly empty: left unset, NodejsFunction externalises @aws-sdk/* and the runtime's
         // SDK would run instead of the version the tests pinned.
         externalModules: [...BUNDLING.external],
+        ...(props.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  props.assets!.map((asset) => `cp "${inputDir}/${asset.from}" "${outputDir}/${asset.to}"`),
+              },
+            }
+          : {}),
       },
     });
 

@@ -1,5 +1,5 @@
 import { ForbiddenError, UnauthorizedError } from '../http/errors';
-import { admitRequest } from '../store/api-key-repository';
+import { admitRequest, type ApiKeyRecord } from '../store/api-key-repository';
 import type { RateLimitPolicyName, RateLimitState } from './rate-limit';
 import { hashApiKey, isWellFormedApiKey, isWellFormedPixelId } from './api-key-secret';
 import { effectiveScopes, type Scope } from './scopes';
@@ -11,6 +11,8 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   /** This request counted against the key's quota for the route's policy. */
   rateLimit: RateLimitState;
+  /** The key's record as stored, less its hash: read anyway to authenticate, so introspection costs no second read. */
+  key: { name: string; scopes: readonly string[]; createdAt: string; expiresAt?: string; rateLimits?: ApiKeyRecord['rateLimits'] };
 }
 
 /**
@@ -42,7 +44,19 @@ export async function authenticate(
   }
   if (key.pixelId !== pixelId) throw new UnauthorizedError('API key is not valid for this pixel');
 
-  return { apiKeyPk: key.apiKeyPk, pixelId: key.pixelId, scopes: effectiveScopes(key.scopes), rateLimit: admitted.rateLimit };
+  return {
+    apiKeyPk: key.apiKeyPk,
+    pixelId: key.pixelId,
+    scopes: effectiveScopes(key.scopes),
+    key: {
+      name: key.name,
+      scopes: key.scopes,
+      createdAt: key.createdAt,
+      ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}),
+      ...(key.rateLimits ? { rateLimits: key.rateLimits } : {}),
+    },
+    rateLimit: admitted.rateLimit,
+  };
 }
 
 /** 403 when the key lacks the route's scope; `null` marks an ungated route (any active key). */

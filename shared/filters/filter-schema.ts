@@ -178,13 +178,22 @@ export function parseFilter(input: unknown, pathPrefix: readonly string[] = []):
   return state.issues.length === 0 && filter ? { filter, issues: [] } : { issues: state.issues };
 }
 
+/**
+ * Where a JSON Schema of a body finds the grammar: the parser below is code, which zod cannot
+ * describe, so the OpenAPI document (lib/openapi) carries the grammar as its `Filter` component.
+ */
+export const FILTER_JSON_SCHEMA_REF = '#/components/schemas/Filter';
+
 function filterSchemaWith(check: (filter: Filter) => ValidationIssue[]) {
-  return z.unknown().transform((input, ctx): Filter => {
-    const { filter, issues } = parseFilter(input);
-    const problems = filter ? check(filter) : issues;
-    for (const problem of problems) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path, input });
-    return problems.length === 0 && filter ? filter : z.NEVER;
-  });
+  return z
+    .unknown()
+    .transform((input, ctx): Filter => {
+      const { filter, issues } = parseFilter(input);
+      const problems = filter ? check(filter) : issues;
+      for (const problem of problems) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path, input });
+      return problems.length === 0 && filter ? filter : z.NEVER;
+    })
+    .meta({ $ref: FILTER_JSON_SCHEMA_REF, description: 'A filter tree; the fields, operators and values a query accepts are listed by GET /db-mgmt/api/filters' });
 }
 
 /** The grammar alone: any field id, any operator, any value of the grammar's types. */

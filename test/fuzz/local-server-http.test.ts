@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteDefinition, type RouteId } from '../../lib/routes';
 import { SCOPES } from '../../shared/auth/scopes';
 import { eventLines, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
+import { assertDocumentedResponse } from '../support/openapi-responses';
 import { bodyText, errorBodyProblems, ROUTE_FUZZ, withStorableNumbers } from '../support/route-fuzz';
 
 /*
@@ -88,10 +89,11 @@ async function sendRaw(route: RouteDefinition & { id: RouteId }, body: Buffer, o
   const text = await response.text();
   const label = `${route.method} ${route.path} answered ${response.status} ${text.slice(0, 300)}`;
   expect(response.status, label).toBeLessThan(500);
+  const parsed = JSON.parse(text);
+  // The front door (an over-limit upload) answers like API Gateway, before any function runs.
+  const frontDoor = response.status === 413 && Object.keys(parsed).join() === 'message';
+  if (!frontDoor) assertDocumentedResponse(route.method, pathOf(route), response.status, response.headers.get('content-type'), parsed);
   if (response.status >= 400) {
-    const parsed = JSON.parse(text);
-    // The front door (an over-limit upload) answers like API Gateway, before any function runs.
-    const frontDoor = response.status === 413 && Object.keys(parsed).join() === 'message';
     if (!frontDoor) expect(errorBodyProblems(ROUTE_FUZZ[route.id].envelope, response.status, parsed), label).toEqual([]);
     await pipelineDrained(server);
     expect(eventLines(server).length, `${label}: a rejected request published an event`).toBe(published);

@@ -10,6 +10,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiStack, DEFAULT_THROTTLING, tableAccessFor } from '../../lib/api-stack';
 import { FUNCTION_DEFAULTS } from '../../lib/function-defaults';
+import { publicRouteTable } from '../../lib/public-routes';
 import { routeTable, type RouteId } from '../../lib/routes';
 import { workers } from '../../lib/workers';
 import { TABLE_KEYS } from '../../shared/store/table-design';
@@ -101,7 +102,8 @@ describe('ApiStack template', () => {
     const functions = template.findResources('AWS::Lambda::Function');
 
     // Assess
-    expect(Object.keys(functions)).toHaveLength(routeTable.length + Object.keys(workers).length);
+    // One per route, one per worker, and the one that serves the public documentation routes.
+    expect(Object.keys(functions)).toHaveLength(routeTable.length + Object.keys(workers).length + 1);
     template.allResourcesProperties('AWS::Lambda::Function', expected);
   });
 
@@ -131,7 +133,7 @@ describe('ApiStack template', () => {
     const managedPolicies = Object.values(roles).flatMap((role) => (role.Properties.ManagedPolicyArns as unknown[]) ?? []);
 
     // Assess
-    expect(Object.keys(roles)).toHaveLength(routeTable.length + Object.keys(workers).length);
+    expect(Object.keys(roles)).toHaveLength(routeTable.length + Object.keys(workers).length + 1);
     expect(managedPolicies).toEqual([]);
   });
 
@@ -268,7 +270,7 @@ describe('ApiStack template', () => {
     const integratedFunctions = Object.values(integrations).map((integration) => integration.Properties.IntegrationUri);
 
     // Assess
-    expect(routeKeys.sort()).toEqual(routeTable.map((route) => `${route.method} ${route.path}`).sort());
+    expect(routeKeys.sort()).toEqual([...routeTable, ...publicRouteTable].map((route) => `${route.method} ${route.path}`).sort());
     template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
@@ -280,7 +282,34 @@ describe('ApiStack template', () => {
         })),
       ),
     );
-    expect(new Set(integratedFunctions.map((uri) => JSON.stringify(uri))).size).toBe(routeTable.length);
+    expect(new Set(integratedFunctions.map((uri) => JSON.stringify(uri))).size).toBe(routeTable.length + 1);
+  });
+
+  it('serves the public documentation routes from one function that may touch neither the table nor the bus', () => {
+    // Prepare
+    const docs = stack.docsFunction;
+    const docsArn = { 'Fn::GetAtt': [stack.getLogicalId(docs.lambdaFunction.node.defaultChild as never), 'Arn'] };
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>);
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration') as Record<string, Resource>;
+    const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter((policy) =>
+      (policy.Properties.Roles as Array<{ Ref: string }>).some((role) => role.Ref === stack.getLogicalId(docs.role.node.defaultChild as never)),
+    );
+
+    // Act
+    const publicRoutes = routes.filter((route) => publicRouteTable.some((p) => route.Properties.RouteKey === `GET ${p.path}`));
+    const targets = publicRoutes.map((route) => {
+      const integrationId = ((route.Properties.Target as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1][1] as { Ref: string }).Ref;
+      return integrations[integrationId]!.Properties.IntegrationUri;
+    });
+    const actions = policies.flatMap((policy) =>
+      (policy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement.flatMap((statement) => [statement.Action].flat()),
+    );
+
+    // Assess
+    expect(publicRoutes).toHaveLength(publicRouteTable.length);
+    for (const route of publicRoutes) expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    expect(targets).toEqual(publicRoutes.map(() => docsArn));
+    expect(actions.filter((action) => /^(dynamodb|events):/.test(action))).toEqual([]);
   });
 
   it('logs every request as JSON and throttles the default stage', () => {

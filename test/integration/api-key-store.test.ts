@@ -29,6 +29,7 @@ describe('API keys (real SDK, dynalite)', () => {
       apiKeyPk: record.apiKeyPk,
       pixelId: 'px_keys',
       scopes: new Set(['analytics:read', 'dashboards:write', 'dashboards:read']),
+      key: { name: '', scopes: ['db_query', 'dashboards:write'], createdAt: record.createdAt },
       rateLimit: { policy: 'api', limit: { quota: 1200, windowSeconds: 60 }, count: 1, resetAt: expect.any(Number) },
     });
   });

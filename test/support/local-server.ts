@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { spawnLocalServer, type SpawnedServer } from '../../lib/local/spawned-server';
+import { assertDocumentedResponse } from './openapi-responses';
 
 const run = promisify(execFile);
 
@@ -50,7 +51,10 @@ export async function call(server: RunningServer, method: string, path: string, 
     body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const body = text ? JSON.parse(text) : undefined;
+  // Every answer the suite receives is also held to the OpenAPI document.
+  assertDocumentedResponse(method, path, response.status, response.headers.get('content-type'), body);
+  return { status: response.status, headers: response.headers, body };
 }
 
 /**

@@ -121,6 +121,7 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
         .map((body) => ({ body })),
   },
   deleteDashboardView: { envelope: 'standard', valid: (context) => fc.constant({ pathParameters: viewPath(context) }) },
+  getApiKeyMe: { envelope: 'standard', valid: () => fc.constant({}) },
   getMeasures: { envelope: 'standard', valid: () => fc.record({ query: catalogQuery(MEASURE_CONTEXTS) }) },
   getFilters: { envelope: 'standard', valid: () => fc.record({ query: catalogQuery(FILTER_CONTEXTS) }) },
   query: {
