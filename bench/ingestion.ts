@@ -1,7 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
@@ -151,7 +152,9 @@ async function withServer<T>(projectRoot: string, drain: boolean, work: (server:
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, BENCH_DYNAMODB_ENDPOINT: store.endpoint, BENCH_DRAIN: drain ? '1' : '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
   for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'TABLE_NAME']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  // BENCH_SERVER_CPU_PROF=<dir>: the server writes a V8 CPU profile there (node --cpu-prof), to see where its time goes.
+  const profile = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: store.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }));
   try {
@@ -225,4 +228,27 @@ function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
   return value;
+}
+
+/** `npm run bench:ingestion`: this section alone, recorded in bench/results.json as `ingestion` and its cases. */
+if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+  const log = (line = '') => process.stdout.write(`${line}\n`);
+  const result = await measureIngestion({ projectRoot, log });
+  printIngestion(result, log);
+  const resultsFile = join(projectRoot, 'bench', 'results.json');
+  let results: { cases?: Record<string, unknown> } & Record<string, unknown> = {};
+  try {
+    results = JSON.parse(readFileSync(resultsFile, 'utf8')) as typeof results;
+  } catch {
+    // No earlier run: this section alone.
+  }
+  const { accept, project } = result;
+  const cases = {
+    ...results.cases,
+    'ingest.accept': { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms },
+    'ingest.project': { eventsPerSec: project.eventsPerSec, lagP50Ms: project.lagP50Ms, lagP99Ms: project.lagP99Ms },
+  };
+  writeFileSync(resultsFile, `${JSON.stringify({ ...results, ingestion: result, cases }, null, 2)}\n`);
+  log(`Wrote ${resultsFile}`);
 }
