@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb';
 import { freePort } from '../lib/local/spawned-server';
 import { mapWithConcurrency } from '../shared/map-with-concurrency';
-import { startBenchStore, type BenchStore } from './bench-store';
+import { cpuSecondsOf, startBenchStore, type BenchStore } from './bench-store';
 import { formatMs } from './report';
 import { roundMs, summarize } from './stats';
 
@@ -32,11 +32,31 @@ const PIXEL_ID = 'px_bench_ingest';
 const PATH = '/tr/api/events';
 const TABLE = 'merchant-analytics-local';
 
+/** CPU seconds each process used during a measurement, and the machine's 1-minute load average at its end. */
+export interface CpuUse {
+  serverSeconds: number | null;
+  storeSeconds: number | null;
+  loadAverage: number;
+}
+
 export interface IngestionResult {
   batchSize: number;
   duplicateShare: number;
-  accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number };
-  project: { offeredEventsPerSec: number; seconds: number; events: number; eventsPerSec: number; lagP50Ms: number; lagP99Ms: number; lagMaxMs: number };
+  accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number; cpu: CpuUse };
+  project: {
+    offeredEventsPerSec: number;
+    seconds: number;
+    events: number;
+    /** Deliveries of an eventId already sent (they are projected, and stored once). */
+    duplicates: number;
+    eventsPerSec: number;
+    lagP50Ms: number;
+    lagP99Ms: number;
+    lagMaxMs: number;
+    /** false when BENCH_READ_MODELS=0: the core stores only (events, dedup index, orders). */
+    readModels: boolean;
+    cpu: CpuUse;
+  };
 }
 
 export async function measureIngestion(options: { projectRoot: string; log: (line: string) => void }): Promise<IngestionResult> {
@@ -44,13 +64,15 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
   const offered = positiveInteger('BENCH_PROJECT_RATE', 6_000);
   const seconds = positiveInteger('BENCH_PROJECT_SECONDS', 20);
   options.log(`Measuring event accept: ${acceptBatches} batches of ${BATCH_SIZE} over ${ACCEPT_CONCURRENCY} connections (store in its own process)...`);
-  const accept = await withServer(options.projectRoot, false, async ({ send }) => {
+  const accept = await withServer(options.projectRoot, false, async ({ send, cpu }) => {
     const batches = new BatchFactory();
     for (let i = 0; i < 20; i++) await send(batches.next());
     const bodies = Array.from({ length: acceptBatches }, () => batches.next());
+    const cpuBefore = cpu();
     const started = performance.now();
     const durations = await mapWithConcurrency(bodies, ACCEPT_CONCURRENCY, send);
     const elapsed = (performance.now() - started) / 1000;
+    const cpuUse = cpuSince(cpuBefore, cpu());
     const latency = summarize(durations);
     const events = acceptBatches * BATCH_SIZE;
     return {
@@ -61,12 +83,15 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
       eventsPerSec: Math.round(events / elapsed),
       batchP50Ms: roundMs(latency.median),
       batchP99Ms: roundMs(latency.p99),
+      cpu: cpuUse,
     };
   });
 
   options.log(`Measuring projection end to end: ${offered.toLocaleString('en-US')} events/s offered for ${seconds} s, the drain on...`);
-  const project = await withServer(options.projectRoot, true, async ({ send, store }) => {
+  const readModels = process.env.BENCH_READ_MODELS !== '0';
+  const project = await withServer(options.projectRoot, true, async ({ send, store, cpu }) => {
     const batches = new BatchFactory();
+    const cpuBefore = cpu();
     const intervalMs = (1000 * BATCH_SIZE) / offered;
     const total = Math.round((seconds * 1000) / intervalMs);
     const inFlight: Array<Promise<number>> = [];
@@ -79,6 +104,7 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
     }
     await Promise.all(inFlight);
     const entries = await projectedEntries(store, total, 180_000);
+    const cpuUse = cpuSince(cpuBefore, cpu());
     const first = Math.min(...entries.map((entry) => entry.acceptedAt));
     const last = Math.max(...entries.map((entry) => entry.projectedAt));
     const lags = summarize(entries.map((entry) => entry.projectedAt - entry.acceptedAt));
@@ -87,10 +113,13 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
       offeredEventsPerSec: offered,
       seconds,
       events,
+      duplicates: batches.duplicates,
       eventsPerSec: Math.round(events / ((last - first) / 1000)),
       lagP50Ms: roundMs(lags.median),
       lagP99Ms: roundMs(lags.p99),
       lagMaxMs: roundMs(lags.max),
+      readModels,
+      cpu: cpuUse,
     };
   });
   return { batchSize: BATCH_SIZE, duplicateShare: DUPLICATE_SHARE, accept, project };
@@ -102,22 +131,36 @@ export function printIngestion(result: IngestionResult, log: (line?: string) => 
   log(`Event ingestion: POST ${PATH}, ${result.batchSize}-event batches with eventIds, ${result.duplicateShare * 100} % repeated; the store in its own process`);
   log(
     `  ingest.accept: ${accept.eventsPerSec.toLocaleString('en-US')} events/s (${accept.batches} batches over ${accept.concurrency} connections, ${accept.seconds.toFixed(1)} s); ` +
-      `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}`,
+      `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}; ${formatCpu(accept.cpu, accept.seconds)}`,
   );
   log(
-    `  ingest.project: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s; ` +
-      `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}`,
+    `  ingest.project: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s ` +
+      `(${project.events.toLocaleString('en-US')} events, ${project.duplicates.toLocaleString('en-US')} of them repeats${project.readModels ? '' : '; read models off'}); ` +
+      `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}; ${formatCpu(project.cpu)}`,
   );
+}
+
+const formatCpu = (cpu: CpuUse, seconds?: number) =>
+  `CPU: server ${cpu.serverSeconds?.toFixed(1) ?? '?'} s, store ${cpu.storeSeconds?.toFixed(1) ?? '?'} s` +
+  (seconds === undefined ? '' : ` in ${seconds.toFixed(1)} s`) +
+  `, load average ${cpu.loadAverage.toFixed(1)}`;
+
+function cpuSince(before: { server?: number; store?: number }, after: { server?: number; store?: number }): CpuUse {
+  const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? null : Math.round((b - a) * 100) / 100);
+  return { serverSeconds: delta(before.server, after.server), storeSeconds: delta(before.store, after.store), loadAverage: Math.round(loadavg()[0]! * 10) / 10 };
 }
 
 /** A storefront's mix: mostly page views, 5 purchases a batch, some identified; 10 events repeat the batch before. */
 class BatchFactory {
   private batch = 0;
   private previous: object[] = [];
+  /** Events sent that repeat an eventId sent before: 10 % of every batch after the first. */
+  duplicates = 0;
 
   next(): string {
     const batch = this.batch++;
     const repeats = this.previous.slice(0, Math.round(BATCH_SIZE * DUPLICATE_SHARE));
+    this.duplicates += repeats.length;
     const fresh = Array.from({ length: BATCH_SIZE - repeats.length }, (_, i) => {
       const id = `b${batch}-e${i}`;
       const kind = i % 20;
@@ -143,6 +186,8 @@ class BatchFactory {
 interface BenchServer {
   send(body: string): Promise<number>;
   store: DynamoDBDocumentClient;
+  /** CPU seconds used so far by the server process and the store process. */
+  cpu(): { server?: number; store?: number };
 }
 
 /** A fresh store process and a server process on it; `work` runs against them, then both stop. */
@@ -173,7 +218,7 @@ async function withServer<T>(projectRoot: string, drain: boolean, work: (server:
       { cwd: projectRoot, env: { ...env, DYNAMODB_PORT: storePort } },
     );
     const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;
-    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents });
+    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }) });
   } finally {
     documents.destroy();
     child.stdin!.end();

@@ -11,7 +11,9 @@ import type { ProjectOptions } from './project-log-entries';
  * are never projected twice at once); the shards run side by side. A shard that had work is polled
  * again at once; an empty one after `intervalMs`, which bounds the added lag.
  */
-export const DRAIN_BATCH = 50;
+// The dedup index is read and written once per batch, whatever its size, so a larger batch costs
+// less per event (a Query stops at 1 MB, so a batch of very large entries is smaller).
+export const DRAIN_BATCH = 100;
 
 /** One pass over one shard: the oldest pending items, up to `limit`. Returns how many it consumed. */
 export async function drainShard(shard: number, options: ProjectOptions & { limit?: number } = {}): Promise<{ done: number; failed: number }> {

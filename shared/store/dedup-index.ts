@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
@@ -18,7 +17,7 @@ import { queryAll } from './query-all';
  * which order deliveries came), in any page of that bucket; a bucket is read whole with one
  * Query. New eventIds go to the bucket's last page; a page whose compressed data would pass
  * `PAGE_MAX_BYTES` is split, so an item stays far below DynamoDB's 400 KB (a page is
- * `PAGE_MAX_BYTES` of data plus a few dozen bytes; an entry is at most a 128-character eventId,
+ * `PAGE_MAX_BYTES` of data plus a few dozen bytes, and one entry alone, however large, is far below the limit; an entry is at most a 128-character eventId,
  * its position, day, order and the pages it won over, a few hundred bytes before compression).
  *
  * Retention: an entry keeps its eventId deduplicated for `DEDUP_RETENTION_DAYS` after the stored
@@ -31,8 +30,12 @@ import { queryAll } from './query-all';
  * the server's) got there first, and the batch is retried whole on fresh pages.
  */
 export const DEDUP_BUCKETS = 32;
-/** Compressed entries per page: a page item stays under ~100 KB, a quarter of DynamoDB's limit. */
-export const PAGE_MAX_BYTES = 96_000;
+/**
+ * Compressed entries per page (about 1,000 to 1,500 eventIds): a page item stays under ~33 KB, far
+ * from DynamoDB's 400 KB. Only the pages that gain or change entries are rewritten, mostly a
+ * bucket's last one, so small pages keep each batch's writes small; a bucket is read whole anyway.
+ */
+export const PAGE_MAX_BYTES = 32_000;
 const CONCURRENCY = 8;
 
 /** Where the stored delivery of a client eventId is, and what later deliveries it won over. */
@@ -78,8 +81,15 @@ export interface DedupIndex {
 
 export type PageKeyOf = (day: string, entryId: string) => ItemKey;
 
+/**
+ * FNV-1a over the eventId's UTF-16 code units: a bucket needs spread, not secrecy, and this runs
+ * once per event (a SHA-256 per event was a measurable share of a batch's CPU). Stable forever:
+ * changing it would lose every stored entry.
+ */
 export function dedupBucketOf(eventId: string): number {
-  return createHash('sha256').update(eventId, 'utf8').digest().readUInt16BE(0) % DEDUP_BUCKETS;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < eventId.length; i++) hash = Math.imul(hash ^ eventId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % DEDUP_BUCKETS;
 }
 
 const bucketPartition = (pixelId: string, bucket: number) => `PIXEL#${pixelId}#EVIDX#${String(bucket).padStart(2, '0')}`;
@@ -102,9 +112,10 @@ export async function readDedupIndex(pixelId: string, eventIds: readonly string[
     );
   });
   const markers = new Map<string, EventMarker>();
-  for (const pages of buckets.values()) {
-    for (const page of pages) {
-      for (const [eventId, entry] of page.entries) if (wanted.has(eventId)) markers.set(eventId, unpack(eventId, entry, pageKeyOf));
+  for (const eventId of wanted) {
+    for (const page of buckets.get(dedupBucketOf(eventId)) ?? []) {
+      const entry = page.entries.get(eventId);
+      if (entry) markers.set(eventId, unpack(eventId, entry, pageKeyOf));
     }
   }
   return { pixelId, markers, buckets };
