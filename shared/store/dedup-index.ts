@@ -31,9 +31,10 @@ import { queryAll } from './query-all';
  */
 export const DEDUP_BUCKETS = 32;
 /**
- * Compressed entries per page (about 1,000 to 1,500 eventIds): a page item stays under ~33 KB, far
- * from DynamoDB's 400 KB. Only the pages that gain or change entries are rewritten, mostly a
- * bucket's last one, so small pages keep each batch's writes small; a bucket is read whole anyway.
+ * Compressed entries per page (about 800 to 1,600 eventIds, 20 to 40 bytes each): a page item
+ * stays under ~33 KB, far from DynamoDB's 400 KB. Only the pages that gain or change entries are
+ * rewritten, mostly a bucket's last one, so small pages keep each batch's writes small; a bucket
+ * is read whole anyway.
  */
 export const PAGE_MAX_BYTES = 32_000;
 const CONCURRENCY = 8;
