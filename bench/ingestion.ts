@@ -23,7 +23,13 @@ import { roundMs, summarize } from './stats';
  *   own in AWS): events/s with 100-event batches over a few keep-alive connections, and the
  *   p50/p99 of one batch's round trip under that load.
  * - `ingest.project`: a steady offered load with the drain on, end to end: events/s from the first
- *   acceptance to the last projection, and the lag of each log entry (projectedAt - acceptedAt).
+ *   acceptance to the last projection, and the lag of each log entry (projectedAt - acceptedAt),
+ *   with every registered read model. A run whose drain cannot catch up within 90 s of the load's
+ *   end is reported as failed, with the server's last error.
+ * - `ingest.projectCore`: the same with the read models off (events, dedup index, orders): what the
+ *   pipeline itself costs, apart from the read models plugged into it.
+ * Each reports the CPU seconds the server and store processes used, and the load average: on a
+ * shared machine the wall-clock figures move with other work, the CPU seconds much less.
  */
 const BATCH_SIZE = 100;
 const DUPLICATE_SHARE = 0.1;
@@ -39,24 +45,29 @@ export interface CpuUse {
   loadAverage: number;
 }
 
+export interface ProjectionResult {
+  offeredEventsPerSec: number;
+  seconds: number;
+  events: number;
+  /** Deliveries of an eventId already sent (they are projected, and stored once). */
+  duplicates: number;
+  eventsPerSec: number;
+  lagP50Ms: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  /** Whether the registered read models ran (false: the core stores only, events, dedup index and orders). */
+  readModels: boolean;
+  cpu: CpuUse;
+}
+
 export interface IngestionResult {
   batchSize: number;
   duplicateShare: number;
   accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number; cpu: CpuUse };
-  project: {
-    offeredEventsPerSec: number;
-    seconds: number;
-    events: number;
-    /** Deliveries of an eventId already sent (they are projected, and stored once). */
-    duplicates: number;
-    eventsPerSec: number;
-    lagP50Ms: number;
-    lagP99Ms: number;
-    lagMaxMs: number;
-    /** false when BENCH_READ_MODELS=0: the core stores only (events, dedup index, orders). */
-    readModels: boolean;
-    cpu: CpuUse;
-  };
+  /** End to end with every registered read model, or why it could not be measured. */
+  project: ProjectionResult | { failed: string; readModels: true };
+  /** End to end with the core stores only (BENCH_READ_MODELS=0 in the server): what the pipeline itself costs. */
+  projectCore: ProjectionResult;
 }
 
 export async function measureIngestion(options: { projectRoot: string; log: (line: string) => void }): Promise<IngestionResult> {
@@ -64,7 +75,7 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
   const offered = positiveInteger('BENCH_PROJECT_RATE', 6_000);
   const seconds = positiveInteger('BENCH_PROJECT_SECONDS', 20);
   options.log(`Measuring event accept: ${acceptBatches} batches of ${BATCH_SIZE} over ${ACCEPT_CONCURRENCY} connections (store in its own process)...`);
-  const accept = await withServer(options.projectRoot, false, async ({ send, cpu }) => {
+  const accept = await withServer(options.projectRoot, { drain: false, readModels: false }, async ({ send, cpu }) => {
     const batches = new BatchFactory();
     for (let i = 0; i < 20; i++) await send(batches.next());
     const bodies = Array.from({ length: acceptBatches }, () => batches.next());
@@ -87,13 +98,30 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
     };
   });
 
-  options.log(`Measuring projection end to end: ${offered.toLocaleString('en-US')} events/s offered for ${seconds} s, the drain on...`);
-  const readModels = process.env.BENCH_READ_MODELS !== '0';
-  const project = await withServer(options.projectRoot, true, async ({ send, store, cpu }) => {
+  const measure = (readModels: boolean) => {
+    options.log(`Measuring projection end to end: ${offered.toLocaleString('en-US')} events/s offered for ${seconds} s, the drain on, read models ${readModels ? 'on' : 'off'}...`);
+    return measureProjection(options.projectRoot, { offered, seconds, readModels });
+  };
+  let project: IngestionResult['project'];
+  try {
+    project = await measure(true);
+  } catch (error) {
+    // A read model that cannot keep up (or fails) is a result to report, not a reason to lose the rest of the run.
+    project = { failed: (error as Error).message, readModels: true };
+  }
+  const projectCore = await measure(false);
+  return { batchSize: BATCH_SIZE, duplicateShare: DUPLICATE_SHARE, accept, project, projectCore };
+}
+
+/** How long the drain may take to catch up once the offered load stops, before the case is reported as failed. */
+const CATCH_UP_MS = 90_000;
+
+function measureProjection(projectRoot: string, options: { offered: number; seconds: number; readModels: boolean }): Promise<ProjectionResult> {
+  return withServer(projectRoot, { drain: true, readModels: options.readModels }, async ({ send, store, cpu, lastError }) => {
     const batches = new BatchFactory();
     const cpuBefore = cpu();
-    const intervalMs = (1000 * BATCH_SIZE) / offered;
-    const total = Math.round((seconds * 1000) / intervalMs);
+    const intervalMs = (1000 * BATCH_SIZE) / options.offered;
+    const total = Math.round((options.seconds * 1000) / intervalMs);
     const inFlight: Array<Promise<number>> = [];
     const started = performance.now();
     for (let i = 0; i < total; i++) {
@@ -103,41 +131,55 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
       inFlight.push(send(batches.next()));
     }
     await Promise.all(inFlight);
-    const entries = await projectedEntries(store, total, 180_000);
+    const entries = await projectedEntries(store, total, CATCH_UP_MS, lastError);
     const cpuUse = cpuSince(cpuBefore, cpu());
     const first = Math.min(...entries.map((entry) => entry.acceptedAt));
     const last = Math.max(...entries.map((entry) => entry.projectedAt));
     const lags = summarize(entries.map((entry) => entry.projectedAt - entry.acceptedAt));
     const events = entries.reduce((sum, entry) => sum + entry.count, 0);
     return {
-      offeredEventsPerSec: offered,
-      seconds,
+      offeredEventsPerSec: options.offered,
+      seconds: options.seconds,
       events,
       duplicates: batches.duplicates,
       eventsPerSec: Math.round(events / ((last - first) / 1000)),
       lagP50Ms: roundMs(lags.median),
       lagP99Ms: roundMs(lags.p99),
       lagMaxMs: roundMs(lags.max),
-      readModels,
+      readModels: options.readModels,
       cpu: cpuUse,
     };
   });
-  return { batchSize: BATCH_SIZE, duplicateShare: DUPLICATE_SHARE, accept, project };
 }
 
 export function printIngestion(result: IngestionResult, log: (line?: string) => void): void {
-  const { accept, project } = result;
+  const { accept, project, projectCore } = result;
   log();
   log(`Event ingestion: POST ${PATH}, ${result.batchSize}-event batches with eventIds, ${result.duplicateShare * 100} % repeated; the store in its own process`);
   log(
     `  ingest.accept: ${accept.eventsPerSec.toLocaleString('en-US')} events/s (${accept.batches} batches over ${accept.concurrency} connections, ${accept.seconds.toFixed(1)} s); ` +
       `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}; ${formatCpu(accept.cpu, accept.seconds)}`,
   );
-  log(
-    `  ingest.project: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s ` +
-      `(${project.events.toLocaleString('en-US')} events, ${project.duplicates.toLocaleString('en-US')} of them repeats${project.readModels ? '' : '; read models off'}); ` +
-      `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}; ${formatCpu(project.cpu)}`,
+  log('failed' in project ? `  ingest.project (read models on): not measured: ${project.failed}` : formatProjection('ingest.project (read models on)', project));
+  log(formatProjection('ingest.projectCore (events, dedup index, orders)', projectCore));
+}
+
+function formatProjection(name: string, project: ProjectionResult): string {
+  return (
+    `  ${name}: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s ` +
+    `(${project.events.toLocaleString('en-US')} events, ${project.duplicates.toLocaleString('en-US')} of them repeats); ` +
+    `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}; ${formatCpu(project.cpu)}`
   );
+}
+
+/** The figures `results.json` compares across runs, by stable case id. */
+export function ingestionCases({ accept, project, projectCore }: IngestionResult): Record<string, Record<string, number>> {
+  const projection = (p: ProjectionResult) => ({ eventsPerSec: p.eventsPerSec, lagP50Ms: p.lagP50Ms, lagP99Ms: p.lagP99Ms });
+  return {
+    'ingest.accept': { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms },
+    ...('failed' in project ? {} : { 'ingest.project': projection(project) }),
+    'ingest.projectCore': projection(projectCore),
+  };
 }
 
 const formatCpu = (cpu: CpuUse, seconds?: number) =>
@@ -188,18 +230,27 @@ interface BenchServer {
   store: DynamoDBDocumentClient;
   /** CPU seconds used so far by the server process and the store process. */
   cpu(): { server?: number; store?: number };
+  /** The server's latest error line, if it logged one. */
+  lastError(): string | undefined;
 }
 
 /** A fresh store process and a server process on it; `work` runs against them, then both stop. */
-async function withServer<T>(projectRoot: string, drain: boolean, work: (server: BenchServer) => Promise<T>): Promise<T> {
+async function withServer<T>(projectRoot: string, mode: { drain: boolean; readModels: boolean }, work: (server: BenchServer) => Promise<T>): Promise<T> {
   const store: BenchStore = await startBenchStore('child-process');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, BENCH_DYNAMODB_ENDPOINT: store.endpoint, BENCH_DRAIN: drain ? '1' : '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, BENCH_DYNAMODB_ENDPOINT: store.endpoint, BENCH_DRAIN: mode.drain ? '1' : '0', BENCH_READ_MODELS: mode.readModels ? '1' : '0', POWERTOOLS_LOG_LEVEL: 'ERROR' };
   for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'TABLE_NAME']) delete env[name];
   // BENCH_SERVER_CPU_PROF=<dir>: the server writes a V8 CPU profile there (node --cpu-prof), to see where its time goes.
   const profile = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // The server's error log: a drain that keeps failing repeats its error each pass, so only the
+  // latest is kept, to say why a case failed.
+  let lastError: string | undefined;
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    const line = chunk.trim().split('\n').at(-1);
+    if (line) lastError = line.slice(0, 600);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: store.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }));
   try {
@@ -218,7 +269,7 @@ async function withServer<T>(projectRoot: string, drain: boolean, work: (server:
       { cwd: projectRoot, env: { ...env, DYNAMODB_PORT: storePort } },
     );
     const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;
-    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }) });
+    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }), lastError: () => lastError });
   } finally {
     documents.destroy();
     child.stdin!.end();
@@ -229,7 +280,7 @@ async function withServer<T>(projectRoot: string, drain: boolean, work: (server:
 }
 
 /** The log entries of the benchmark pixel once all `expected` of them are projected, as epoch ms. */
-async function projectedEntries(store: DynamoDBDocumentClient, expected: number, timeoutMs: number) {
+async function projectedEntries(store: DynamoDBDocumentClient, expected: number, timeoutMs: number, lastError: () => string | undefined) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const entries: Array<{ acceptedAt: number; projectedAt: number; count: number }> = [];
@@ -251,7 +302,7 @@ async function projectedEntries(store: DynamoDBDocumentClient, expected: number,
       }
     }
     if (pending === 0 && entries.length >= expected) return entries;
-    if (Date.now() > deadline) throw new Error(`${pending} log entries still unprojected after ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${pending} log entries still unprojected ${timeoutMs / 1000} s after the load stopped; the server's last error: ${lastError() ?? 'none'}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -288,12 +339,7 @@ if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === imp
   } catch {
     // No earlier run: this section alone.
   }
-  const { accept, project } = result;
-  const cases = {
-    ...results.cases,
-    'ingest.accept': { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms },
-    'ingest.project': { eventsPerSec: project.eventsPerSec, lagP50Ms: project.lagP50Ms, lagP99Ms: project.lagP99Ms },
-  };
+  const cases = { ...results.cases, ...ingestionCases(result) };
   writeFileSync(resultsFile, `${JSON.stringify({ ...results, ingestion: result, cases }, null, 2)}\n`);
   log(`Wrote ${resultsFile}`);
 }
