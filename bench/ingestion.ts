@@ -47,6 +47,8 @@ export interface CpuUse {
 
 export interface ProjectionResult {
   offeredEventsPerSec: number;
+  /** What the server took: below the offered rate when it fell behind with 32 requests open. */
+  acceptedEventsPerSec: number;
   seconds: number;
   events: number;
   /** Deliveries of an eventId already sent (they are projected, and stored once). */
@@ -57,13 +59,15 @@ export interface ProjectionResult {
   lagMaxMs: number;
   /** Whether the registered read models ran (false: the core stores only, events, dedup index and orders). */
   readModels: boolean;
+  /** Batches the server answered 5xx (overloaded) and the client sent again. */
+  retries: number;
   cpu: CpuUse;
 }
 
 export interface IngestionResult {
   batchSize: number;
   duplicateShare: number;
-  accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number; cpu: CpuUse };
+  accept: { batches: number; events: number; concurrency: number; seconds: number; eventsPerSec: number; batchP50Ms: number; batchP99Ms: number; retries: number; cpu: CpuUse };
   /** End to end with every registered read model, or why it could not be measured. */
   project: ProjectionResult | { failed: string; readModels: true };
   /** End to end with the core stores only (BENCH_READ_MODELS=0 in the server): what the pipeline itself costs. */
@@ -75,7 +79,7 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
   const offered = positiveInteger('BENCH_PROJECT_RATE', 6_000);
   const seconds = positiveInteger('BENCH_PROJECT_SECONDS', 20);
   options.log(`Measuring event accept: ${acceptBatches} batches of ${BATCH_SIZE} over ${ACCEPT_CONCURRENCY} connections (store in its own process)...`);
-  const accept = await withServer(options.projectRoot, { drain: false, readModels: false }, async ({ send, cpu }) => {
+  const accept = await withServer(options.projectRoot, { drain: false, readModels: false }, async ({ send, cpu, counts }) => {
     const batches = new BatchFactory();
     for (let i = 0; i < 20; i++) await send(batches.next());
     const bodies = Array.from({ length: acceptBatches }, () => batches.next());
@@ -94,6 +98,7 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
       eventsPerSec: Math.round(events / elapsed),
       batchP50Ms: roundMs(latency.median),
       batchP99Ms: roundMs(latency.p99),
+      retries: counts.retries,
       cpu: cpuUse,
     };
   });
@@ -113,24 +118,44 @@ export async function measureIngestion(options: { projectRoot: string; log: (lin
   return { batchSize: BATCH_SIZE, duplicateShare: DUPLICATE_SHARE, accept, project, projectCore };
 }
 
+/** Requests open at once in the projection cases. */
+const MAX_IN_FLIGHT = 32;
+
 /** How long the drain may take to catch up once the offered load stops, before the case is reported as failed. */
 const CATCH_UP_MS = 90_000;
 
 function measureProjection(projectRoot: string, options: { offered: number; seconds: number; readModels: boolean }): Promise<ProjectionResult> {
-  return withServer(projectRoot, { drain: true, readModels: options.readModels }, async ({ send, store, cpu, lastError }) => {
+  return withServer(projectRoot, { drain: true, readModels: options.readModels }, async ({ send, store, cpu, lastError, counts }) => {
     const batches = new BatchFactory();
     const cpuBefore = cpu();
     const intervalMs = (1000 * BATCH_SIZE) / options.offered;
     const total = Math.round((options.seconds * 1000) / intervalMs);
-    const inFlight: Array<Promise<number>> = [];
+    const inFlight: Array<Promise<unknown>> = [];
+    // A batch that fails for good stops the load; caught here so no rejection goes unhandled meanwhile.
+    let failure: unknown;
     const started = performance.now();
-    for (let i = 0; i < total; i++) {
+    let open = 0;
+    let slotFreed: () => void = () => undefined;
+    for (let i = 0; i < total && failure === undefined; i++) {
       const due = started + i * intervalMs;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      inFlight.push(send(batches.next()));
+      // At most MAX_IN_FLIGHT requests open, as a client fleet's connection pools allow: a server
+      // that falls behind sees the load it can take, not an ever-growing pile of connections.
+      while (open >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => (slotFreed = resolve));
+      open++;
+      inFlight.push(
+        send(batches.next())
+          .catch((error: unknown) => (failure ??= error))
+          .finally(() => {
+            open--;
+            slotFreed();
+          }),
+      );
     }
     await Promise.all(inFlight);
+    const sendingSeconds = (performance.now() - started) / 1000;
+    if (failure !== undefined) throw failure;
     const entries = await projectedEntries(store, total, CATCH_UP_MS, lastError);
     const cpuUse = cpuSince(cpuBefore, cpu());
     const first = Math.min(...entries.map((entry) => entry.acceptedAt));
@@ -139,6 +164,7 @@ function measureProjection(projectRoot: string, options: { offered: number; seco
     const events = entries.reduce((sum, entry) => sum + entry.count, 0);
     return {
       offeredEventsPerSec: options.offered,
+      acceptedEventsPerSec: Math.round((total * BATCH_SIZE) / sendingSeconds),
       seconds: options.seconds,
       events,
       duplicates: batches.duplicates,
@@ -147,6 +173,7 @@ function measureProjection(projectRoot: string, options: { offered: number; seco
       lagP99Ms: roundMs(lags.p99),
       lagMaxMs: roundMs(lags.max),
       readModels: options.readModels,
+      retries: counts.retries,
       cpu: cpuUse,
     };
   });
@@ -158,7 +185,7 @@ export function printIngestion(result: IngestionResult, log: (line?: string) => 
   log(`Event ingestion: POST ${PATH}, ${result.batchSize}-event batches with eventIds, ${result.duplicateShare * 100} % repeated; the store in its own process`);
   log(
     `  ingest.accept: ${accept.eventsPerSec.toLocaleString('en-US')} events/s (${accept.batches} batches over ${accept.concurrency} connections, ${accept.seconds.toFixed(1)} s); ` +
-      `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}; ${formatCpu(accept.cpu, accept.seconds)}`,
+      `one batch p50 ${formatMs(accept.batchP50Ms)}, p99 ${formatMs(accept.batchP99Ms)}; ${accept.retries} retried after a 5xx; ${formatCpu(accept.cpu, accept.seconds)}`,
   );
   log('failed' in project ? `  ingest.project (read models on): not measured: ${project.failed}` : formatProjection('ingest.project (read models on)', project));
   log(formatProjection('ingest.projectCore (events, dedup index, orders)', projectCore));
@@ -166,8 +193,9 @@ export function printIngestion(result: IngestionResult, log: (line?: string) => 
 
 function formatProjection(name: string, project: ProjectionResult): string {
   return (
-    `  ${name}: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered for ${project.seconds} s ` +
-    `(${project.events.toLocaleString('en-US')} events, ${project.duplicates.toLocaleString('en-US')} of them repeats); ` +
+    `  ${name}: ${project.eventsPerSec.toLocaleString('en-US')} events/s projected end to end at ${project.offeredEventsPerSec.toLocaleString('en-US')} offered ` +
+    `(${project.acceptedEventsPerSec.toLocaleString('en-US')} accepted) for ${project.seconds} s ` +
+    `(${project.events.toLocaleString('en-US')} events, ${project.duplicates.toLocaleString('en-US')} of them repeats; ${project.retries} batches retried after a 5xx); ` +
     `lag p50 ${formatMs(project.lagP50Ms)}, p99 ${formatMs(project.lagP99Ms)}, max ${formatMs(project.lagMaxMs)}; ${formatCpu(project.cpu)}`
   );
 }
@@ -232,6 +260,8 @@ interface BenchServer {
   cpu(): { server?: number; store?: number };
   /** The server's latest error line, if it logged one. */
   lastError(): string | undefined;
+  /** Batches sent again after a 5xx. */
+  counts: { retries: number };
 }
 
 /** A fresh store process and a server process on it; `work` runs against them, then both stop. */
@@ -268,8 +298,9 @@ async function withServer<T>(projectRoot: string, mode: { drain: boolean; readMo
       ['--import', 'tsx', 'bin/keys.ts', 'create', '--pixel', PIXEL_ID, '--scopes', 'events:write', '--name', 'bench', '--json'],
       { cwd: projectRoot, env: { ...env, DYNAMODB_PORT: storePort } },
     );
+    const counts = { retries: 0 };
     const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;
-    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey), store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }), lastError: () => lastError });
+    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey, counts), counts, store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }), lastError: () => lastError });
   } finally {
     documents.destroy();
     child.stdin!.end();
@@ -307,16 +338,23 @@ async function projectedEntries(store: DynamoDBDocumentClient, expected: number,
   }
 }
 
-function sender(url: string, apiKey: string): (body: string) => Promise<number> {
+/** How often a batch answered 5xx is sent again, as a client does (its eventIds make that safe). */
+const MAX_ATTEMPTS = 5;
+
+function sender(url: string, apiKey: string, counts: { retries: number }): (body: string) => Promise<number> {
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-pixel-id': PIXEL_ID };
   return async (body) => {
     const started = performance.now();
-    const response = await fetch(url + PATH, { method: 'POST', headers, body });
-    const text = await response.text();
-    const elapsed = performance.now() - started;
-    // A benchmark of error responses measures the wrong code path, so any non-200 ends the run.
-    if (response.status !== 200) throw new Error(`ingestion answered ${response.status}: ${text.slice(0, 500)}`);
-    return elapsed;
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(url + PATH, { method: 'POST', headers, body });
+      const text = await response.text();
+      if (response.status === 200) return performance.now() - started;
+      // A 5xx is retried as a client would (a 503 asks for it; a 500 is a write whose outcome the
+      // server could not learn, safe to repeat with eventIds); a 4xx is a benchmark of the wrong code path, and ends the run.
+      if (response.status < 500 || attempt === MAX_ATTEMPTS) throw new Error(`ingestion answered ${response.status}: ${text.slice(0, 500)}`);
+      counts.retries++;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
   };
 }
 
