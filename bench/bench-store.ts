@@ -17,13 +17,15 @@ export interface BenchStore {
   endpoint: string;
   /** Peak resident memory of the store's own process, when it has one and the OS says (Linux). */
   peakRssBytes(): number | undefined;
+  /** CPU seconds (user + system) the store's own process has used so far, when it has one (Linux). */
+  cpuSeconds(): number | undefined;
   close(): Promise<void>;
 }
 
 export async function startBenchStore(mode: StoreMode): Promise<BenchStore> {
   if (mode === 'in-process') {
     const dynamo = await startEmbeddedDynamo();
-    return { mode, endpoint: dynamo.endpoint, peakRssBytes: () => undefined, close: () => dynamo.close() };
+    return { mode, endpoint: dynamo.endpoint, peakRssBytes: () => undefined, cpuSeconds: () => undefined, close: () => dynamo.close() };
   }
   return startDynaliteProcess();
 }
@@ -54,6 +56,7 @@ async function startDynaliteProcess(): Promise<BenchStore> {
     mode: 'child-process',
     endpoint: `http://127.0.0.1:${port}`,
     peakRssBytes: () => (peak = peakRssOf(child.pid) ?? peak),
+    cpuSeconds: () => cpuSecondsOf(child.pid),
     close: async () => {
       peak = peakRssOf(child.pid) ?? peak;
       child.stdin?.end();
@@ -101,6 +104,18 @@ export function peakRssOf(pid: number | undefined): number | undefined {
   try {
     const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a live process in seconds (Linux, at the usual 100 clock ticks a second); undefined elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return undefined;
   }

@@ -21,7 +21,8 @@ for (const route of routeTable) {
   handlers.set(route.id, ((await import(pathToFileURL(resolve(route.handler)).href)) as { handler: LambdaHandler }).handler);
 }
 const { startDrain } = await import('../shared/pipeline/drain');
-const drain = process.env.BENCH_DRAIN === '0' ? undefined : startDrain();
+// BENCH_READ_MODELS=0 projects the core stores only (events, dedup index, orders), to tell their cost from the read models'.
+const drain = process.env.BENCH_DRAIN === '0' ? undefined : startDrain(process.env.BENCH_READ_MODELS === '0' ? { projectors: [] } : {});
 const api = await startLocalApi({ host: config.host, port: config.port, routes: routeTable, handlers });
 process.stdout.write(`listening on ${api.url}\n`);
 process.stdin.on('end', () => {

@@ -12,7 +12,7 @@ import { routeTable } from '../lib/routes';
 import type { AdListingResult } from './ad-listing';
 import { buildBundles } from './bundle-size';
 import { measureFirstStart } from './first-start';
-import { measureIngestion, printIngestion, type IngestionResult } from './ingestion';
+import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
 import { measureInitTimes } from './init-time';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
@@ -219,9 +219,7 @@ async function main(): Promise<void> {
     cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
-  const { accept, project } = results.ingestion;
-  results.cases['ingest.accept'] = { eventsPerSec: accept.eventsPerSec, batchP50Ms: accept.batchP50Ms, batchP99Ms: accept.batchP99Ms };
-  results.cases['ingest.project'] = { eventsPerSec: project.eventsPerSec, lagP50Ms: project.lagP50Ms, lagP99Ms: project.lagP99Ms };
+  Object.assign(results.cases, ingestionCases(results.ingestion));
   results.run = {
     wallSeconds: Math.round((performance.now() - started) / 100) / 10,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,

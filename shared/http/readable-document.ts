@@ -33,6 +33,21 @@ const NUMBER_RANGE_MESSAGE = 'Number out of range: it must be 0 or have a magnit
 /** At most this many problems are listed; one is enough to fix, a flood helps nobody. */
 const MAX_LISTED = 100;
 
+interface Visit {
+  value: unknown;
+  key: string;
+  depth: number;
+  member: boolean;
+  parent: Visit | undefined;
+}
+
+/** A node's path, built only for a node with a problem: most bodies have none. */
+function pathOf(visit: Visit): string[] {
+  const path: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * Everything in a parsed document this API refuses to read, each at its path. Iterative, so a
  * document of any depth is walked without recursion.
@@ -40,28 +55,29 @@ const MAX_LISTED = 100;
 export function unreadableParts(document: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   // Depth first, children pushed in reverse, so problems are listed in document order.
-  const stack: Array<{ value: unknown; path: string[]; member: boolean }> = [{ value: document, path: [], member: false }];
+  const stack: Visit[] = [{ value: document, key: '', depth: 0, member: false, parent: undefined }];
   while (stack.length > 0 && issues.length < MAX_LISTED) {
-    const { value, path, member } = stack.pop()!;
-    const key = path.at(-1) ?? '';
+    const visit = stack.pop()!;
+    const { value, key, member } = visit;
     if (member && FORBIDDEN_KEYS.has(key)) {
-      issues.push(issueAt(path, `Key '${key}' is not allowed`, 'forbidden_key'));
+      issues.push(issueAt(pathOf(visit), `Key '${key}' is not allowed`, 'forbidden_key'));
     } else if (member && !key.isWellFormed()) {
-      issues.push(issueAt(path, 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
+      issues.push(issueAt(pathOf(visit), 'Keys must be Unicode text: this one holds a lone surrogate', 'invalid_format'));
     } else if (typeof value === 'string') {
-      if (!value.isWellFormed()) issues.push(issueAt(path, 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
+      if (!value.isWellFormed()) issues.push(issueAt(pathOf(visit), 'Must be Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)', 'invalid_format'));
     } else if (typeof value === 'number') {
-      if (!isStorableNumber(value)) issues.push(issueAt(path, NUMBER_RANGE_MESSAGE, 'out_of_range'));
+      if (!isStorableNumber(value)) issues.push(issueAt(pathOf(visit), NUMBER_RANGE_MESSAGE, 'out_of_range'));
     } else if (value !== null && typeof value === 'object') {
-      if (path.length >= MAX_BODY_DEPTH) {
-        issues.push(issueAt(path, `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
+      if (visit.depth >= MAX_BODY_DEPTH) {
+        issues.push(issueAt(pathOf(visit), `Objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`, 'too_deep'));
         continue;
       }
-      const isArray = Array.isArray(value);
-      const entries = isArray ? value.map((item, i) => [String(i), item] as const) : Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [childKey, child] = entries[i]!;
-        stack.push({ value: child, path: [...path, childKey], member: !isArray });
+      const depth = visit.depth + 1;
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), depth, member: false, parent: visit });
+      } else {
+        const keys = Object.keys(value);
+        for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]!], key: keys[i]!, depth, member: true, parent: visit });
       }
     }
   }

@@ -11,7 +11,9 @@ import type { ProjectOptions } from './project-log-entries';
  * are never projected twice at once); the shards run side by side. A shard that had work is polled
  * again at once; an empty one after `intervalMs`, which bounds the added lag.
  */
-export const DRAIN_BATCH = 50;
+// The dedup index is read and written once per batch, whatever its size, so a larger batch costs
+// less per event (a Query stops at 1 MB, so a batch of very large entries is smaller).
+export const DRAIN_BATCH = 100;
 
 /** One pass over one shard: the oldest pending items, up to `limit`. Returns how many it consumed. */
 export async function drainShard(shard: number, options: ProjectOptions & { limit?: number } = {}): Promise<{ done: number; failed: number }> {
@@ -31,16 +33,31 @@ export async function drainShard(shard: number, options: ProjectOptions & { limi
 
 /**
  * Consumes everything pending, shard after shard, until the index is empty: for tests, the
- * import and the rebuild CLI. Throws when an item keeps failing.
+ * import and the rebuild CLI. Throws when passes keep failing (3 in a row).
  */
+const FAILING_PASSES = 3;
+
 export async function drainAll(options: ProjectOptions & { maxPasses?: number } = {}): Promise<number> {
   let total = 0;
+  let failingPasses = 0;
   for (let pass = 0; pass < (options.maxPasses ?? 1000); pass++) {
-    const results = await Promise.all(Array.from({ length: PENDING_SHARDS }, (_, shard) => drainShard(shard, options)));
+    // Every shard's pass settles before the next starts (or before this throws): a projection
+    // left running would race the next pass over the same pixel.
+    const settled = await Promise.allSettled(Array.from({ length: PENDING_SHARDS }, (_, shard) => drainShard(shard, options)));
+    const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : { done: 0, failed: 1 }));
     const done = results.reduce((sum, r) => sum + r.done, 0);
     const failed = results.reduce((sum, r) => sum + r.failed, 0);
     total += done;
-    if (failed > 0) throw new Error(`${failed} pending item(s) failed to project`);
+    if (failed > 0) {
+      // A failure may be passing (a version conflict with another consumer, a throttled call):
+      // the items are still pending, so the next pass tries them again, a few times.
+      if (++failingPasses >= FAILING_PASSES) {
+        const error = settled.find((outcome) => outcome.status === 'rejected')?.reason as unknown;
+        throw new Error(`${failed} pending item(s) or shard read(s) failed to project`, error === undefined ? undefined : { cause: error });
+      }
+      continue;
+    }
+    failingPasses = 0;
     if (done === 0) return total;
   }
   throw new Error('The pending index did not empty');
@@ -51,8 +68,8 @@ export interface RunningDrain {
 }
 
 /** Starts the polling loops; `close` stops them after the pass in flight. */
-export function startDrain(options: { intervalMs?: number } = {}): RunningDrain {
-  const intervalMs = options.intervalMs ?? 50;
+export function startDrain(options: ProjectOptions & { intervalMs?: number } = {}): RunningDrain {
+  const { intervalMs = 50, ...projectOptions } = options;
   let stopped = false;
   const sleepers = new Set<() => void>();
   const sleep = (ms: number) =>
@@ -69,7 +86,7 @@ export function startDrain(options: { intervalMs?: number } = {}): RunningDrain 
     let backoff = intervalMs;
     while (!stopped) {
       try {
-        const { done, failed } = await drainShard(shard);
+        const { done, failed } = await drainShard(shard, projectOptions);
         if (failed > 0) {
           // A failing group is retried, with a growing pause so a persistent fault does not spin.
           backoff = Math.min(backoff * 2, 5_000);

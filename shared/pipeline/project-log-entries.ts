@@ -1,19 +1,11 @@
 import { orderUpdateFromEvent } from '../orders/order-updates';
 import type { ItemKey } from '../store/batch-get';
-import {
-  dayOf,
-  markSuperseded,
-  pageKey,
-  readMarkers,
-  writeEventPages,
-  writeMarkers,
-  type EventMarker,
-  type EventPage,
-} from '../store/event-repository';
+import { readDedupIndex, writeDedupIndex, type EventMarker } from '../store/dedup-index';
+import { dayOf, markSuperseded, pageKey, writeEventPages, type EventPage } from '../store/event-repository';
 import { markProjected, type LogEntry } from '../store/log-repository';
 import { upsertOrders, type OrderRetraction, type OrderSource } from '../store/order-repository';
 import type { StoredEvent } from '../tracking/stored-event';
-import { eventTtl } from '../store/retention';
+import { dedupTtl, epochSeconds, eventTtl } from '../store/retention';
 import type { ProjectedEntry, Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
 
@@ -24,16 +16,19 @@ import { readModelProjectors, runProjectors } from './read-models';
  * caller's answer to any failure is to run the same entries again.
  *
  * Which delivery of a client eventId is stored: the first in the log, by position
- * `<entryId>#<index>`, whatever order entries are projected in. The eventId's marker records it;
- * a later delivery stays in its page, listed as superseded. When an earlier delivery is projected
- * after a later one (two requests racing, a redriven failure), it takes over the marker and lists
- * the eventId as superseded in the later delivery's page.
+ * `<entryId>#<index>`, whatever order entries are projected in. The eventId's marker (its entry
+ * in the packed dedup index, store/dedup-index.ts) records it; a later delivery stays in its page,
+ * listed as superseded. When an earlier delivery is projected after a later one (two requests
+ * racing, a redriven failure), it takes over the marker and lists the eventId as superseded in the
+ * later delivery's page. A marker holds for `DEDUP_RETENTION_DAYS` after its delivery was accepted:
+ * a delivery accepted later than that is a new event.
  *
- * Markers are read and written without conditions, which is correct because entries of one pixel
- * are never projected concurrently: deployed, the stream keeps a partition key (the pixel's log)
- * in one shard, in order; locally, the drain works each pending shard (a hash of the pixel) in
- * sequence. The marker is written first and is the commit point of a winner; pages and supersede
- * marks follow and are repeated by a re-run, which finds its own position in the marker.
+ * Entries of one pixel are never projected concurrently: deployed, the stream keeps a partition key
+ * (the pixel's log) in one shard, in order; locally, the drain works each pending shard (a hash of
+ * the pixel) in sequence. Index pages are still written on the version they were read at, so a
+ * second consumer (an import's drain) fails its batch instead of losing entries. The markers are
+ * written first and are the commit point of a winner; pages and supersede marks follow and are
+ * repeated by a re-run, which finds its own position in the marker.
  */
 export interface ProjectOptions {
   projectors?: readonly Projector[];
@@ -74,7 +69,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     if (list) list.push(delivery);
     else byClientId.set(delivery.event.eventId, [delivery]);
   }
-  const markers = await readMarkers(pixelId, [...byClientId.keys()]);
+  const index = await readDedupIndex(pixelId, [...byClientId.keys()], (day, entryId) => pageKey(pixelId, day, entryId));
 
   const orderOf = (delivery: Delivery) => orderUpdateFromEvent(delivery.event)?.orderId;
   const losers = new Set<Delivery>();
@@ -84,7 +79,9 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
   for (const [eventId, candidates] of byClientId) {
     // Deliveries are in log order already: entries sorted, events in entry order.
     const best = candidates[0]!;
-    const marker = markers.get(eventId);
+    // A marker past its retention when this delivery was accepted no longer makes it a duplicate.
+    const found = index.markers.get(eventId);
+    const marker = found && found.ttl > epochSeconds(new Date(best.entry.acceptedAt)) ? found : undefined;
     if (marker && marker.pos <= best.pos) {
       // The stored delivery is the marker's (or this is a re-run of it): every delivery here lost.
       const batchLosers = candidates.filter((candidate) => candidate.pos !== marker.pos);
@@ -105,7 +102,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     const supersededOrders = sortedIds([...(marker ? [...marker.supersededOrders, marker.orderId] : []), ...candidates.slice(1).map(orderOf)]);
     for (const orderId of supersededOrders) retractions.push({ orderId, key: `event:${eventId}`, beforePos: best.pos });
     const orderId = orderOf(best);
-    newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ...(orderId ? { orderId } : {}), supersededOrders, ttl: eventTtl(best.entry.acceptedAt) });
+    newMarkers.push({ eventId, pos: best.pos, page: best.page, supersedes, ...(orderId ? { orderId } : {}), supersededOrders, ttl: dedupTtl(best.entry.acceptedAt) });
   }
 
   const winners = deliveries.filter((delivery) => !losers.has(delivery));
@@ -116,7 +113,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
 
   // Markers first: they are what a re-run reads to finish an interrupted run. The rest depends
   // only on them, so it runs side by side.
-  await writeMarkers(pixelId, newMarkers);
+  await writeDedupIndex(index, newMarkers, epochSeconds(new Date(entries.at(-1)!.acceptedAt)));
   const [{ orders }] = await Promise.all([
     upsertOrders(pixelId, sources, retractions),
     writeEventPages(pagesOf(deliveries, losers)),

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { isExpired } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
-import { batchGet, type ItemKey } from './batch-get';
+import type { ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { decodeEvents, encodeEvents } from './log-repository';
 import { documentClient, tableName } from './dynamo-client';
@@ -28,7 +28,6 @@ import { queryAll } from './query-all';
  * The 4 shards spread a busy pixel's day over 4 partitions; a day is 4 Queries.
  */
 export const EVENT_SHARDS = 4;
-const MARKER_SK = 'EVID';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 
@@ -42,7 +41,6 @@ export const pageKey = (pixelId: string, day: string, entryId: string): ItemKey 
   PK: eventPartitionKey(pixelId, day, shardOf(entryId)),
   SK: entryId,
 });
-const markerKey = (pixelId: string, eventId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#EVID#${eventId}`, SK: MARKER_SK });
 
 export interface EventPage {
   key: ItemKey;
@@ -51,20 +49,6 @@ export interface EventPage {
   events: StoredEvent[];
   /** eventIds in this page whose stored delivery is another, earlier one. */
   superseded: string[];
-  ttl: number;
-}
-
-export interface EventMarker {
-  eventId: string;
-  /** Log position of the stored delivery: `<entryId>#<index in entry, 3 digits>`. */
-  pos: string;
-  page: ItemKey;
-  /** Pages holding later deliveries this one won over: each lists the eventId as superseded. */
-  supersedes: ItemKey[];
-  /** The order the stored delivery speaks about, if it does. */
-  orderId?: string;
-  /** Orders later deliveries spoke about: none may keep a statement under this eventId but `orderId`. */
-  supersededOrders: string[];
   ttl: number;
 }
 
@@ -105,44 +89,6 @@ export async function markSuperseded(marks: ReadonlyArray<{ page: ItemKey; event
         ExpressionAttributeValues: { ':ids': new Set(eventIds), ':ttl': ttl },
       }),
     ),
-  );
-}
-
-export async function readMarkers(pixelId: string, eventIds: readonly string[]): Promise<Map<string, EventMarker>> {
-  const items = await batchGet(eventIds.map((eventId) => markerKey(pixelId, eventId)), { concurrency: 8 });
-  const markers = new Map<string, EventMarker>();
-  for (const item of items) {
-    markers.set(item.eventId as string, {
-      eventId: item.eventId as string,
-      pos: item.pos as string,
-      page: { PK: item.pagePK as string, SK: item.pageSK as string },
-      supersedes: (item.supersedes as ItemKey[] | undefined) ?? [],
-      ...(typeof item.orderId === 'string' ? { orderId: item.orderId } : {}),
-      supersededOrders: (item.supersededOrders as string[] | undefined) ?? [],
-      ttl: item.ttl as number,
-    });
-  }
-  return markers;
-}
-
-export async function writeMarkers(pixelId: string, markers: readonly EventMarker[]): Promise<void> {
-  await batchWrite(
-    markers.map((marker) => ({
-      PutRequest: {
-        Item: {
-          ...markerKey(pixelId, marker.eventId),
-          eventId: marker.eventId,
-          pos: marker.pos,
-          pagePK: marker.page.PK,
-          pageSK: marker.page.SK,
-          supersedes: marker.supersedes,
-          orderId: marker.orderId,
-          supersededOrders: marker.supersededOrders,
-          ttl: marker.ttl,
-        },
-      },
-    })),
-    { concurrency: WRITE_CONCURRENCY },
   );
 }
 

@@ -28,8 +28,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     gzipped in `data`), pending until projected (log-repository.ts)
  * - Event pages:      `PIXEL#<pixelId>#EV#<YYYY-MM-DD>#<shard 0-3>` / `<entryId>`: one entry's events
  *                     of one UTC day, gzipped, with a `superseded` set (event-repository.ts)
- * - Event id markers: `PIXEL#<pixelId>#EVID#<eventId>` / `EVID`: which delivery of a client eventId
- *                     is the stored one (first in the log) and where it is
+ * - EventId dedup index: `PIXEL#<pixelId>#EVIDX#<bucket 00-31>` / `<page 0000…>`: which delivery of
+ *                     each client eventId is the stored one (first in the log) and where it is, many
+ *                     eventIds a page (gzipped, pages under 32 KB of data; dedup-index.ts)
  * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `sources`, `version`);
  *                     GSI1 `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
  *                     pixel's orders by order date (order-repository.ts)
@@ -43,7 +44,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     with an outbox, until the pipeline consumer has handled them (pending-index.ts)
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute, on projected log entries, event
- * pages, markers and idempotency keys: DynamoDB deletes an item some time after it. Deletion is
+ * pages, dedup index pages and idempotency keys: DynamoDB deletes an item some time after it. Deletion is
  * late (and never happens on dynalite), so readers treat an item whose `ttl` has passed as absent.
  */
 export const TTL_ATTRIBUTE = 'ttl';
