@@ -12,7 +12,7 @@ export const accountUpdatedDetailSchema = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'Stable id of this change, "<pixelId>:orderSettings:<version>": the same on every delivery of the event, so subscribers deduplicate on it (delivery is at least once).',
+      'Stable id of this change, "<pixelId>:<change.kind>:<version>": the same on every delivery of the event, so subscribers deduplicate on it (delivery is at least once).',
     ),
   pixelId: z.string().min(1).describe('The pixel whose account settings changed.'),
   actor: z
@@ -20,7 +20,7 @@ export const accountUpdatedDetailSchema = z.strictObject({
     .regex(/^cli:.+$/)
     .describe('Who made the change: "cli:<apiKeyPk>" for a change made with an API key.'),
   change: z
-    .strictObject({ kind: z.enum(['orderSettings']).describe('Which part of the account changed.') })
+    .strictObject({ kind: z.enum(['orderSettings', 'account']).describe('Which part of the account changed: the order settings, or the account itself (name, reporting time zone, currency).') })
     .describe('What changed.'),
   occurredAt: z.iso.datetime().describe('When the change was committed (ISO 8601, UTC).'),
 });
@@ -28,4 +28,5 @@ export const accountUpdatedDetailSchema = z.strictObject({
 export type AccountUpdatedDetail = z.output<typeof accountUpdatedDetailSchema>;
 
 /** One id per committed settings version: what subscribers deduplicate redeliveries on. */
-export const accountUpdatedEventId = (pixelId: string, version: number) => `${pixelId}:orderSettings:${version}`;
+export const accountUpdatedEventId = (pixelId: string, version: number, kind: AccountUpdatedDetail['change']['kind'] = 'orderSettings') =>
+  `${pixelId}:${kind}:${version}`;

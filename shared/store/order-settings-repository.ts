@@ -92,19 +92,36 @@ export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] 
   return typeof head.outbox === 'string' ? (JSON.parse(head.outbox) as AccountUpdatedDetail[]) : [];
 }
 
-export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK === HEAD_SK && typeof item.PK === 'string';
+/**
+ * The pixel's outbox heads: the order-settings head and the account head (account-repository.ts)
+ * carry their outbox the same way (`outbox`, `outboxRev`, `version`, the pending index), so the
+ * one consumer of pending items publishes and clears both through these two functions.
+ */
+export const ACCOUNT_HEAD_SK = 'ACCOUNT';
+const OUTBOX_HEAD_SKS = [HEAD_SK, ACCOUNT_HEAD_SK];
+
+export const isOrderSettingsHead = (item: Record<string, unknown>) => OUTBOX_HEAD_SKS.includes(item.SK as string) && typeof item.PK === 'string';
 
 /**
- * Takes published events out of the head's outbox (and the head out of the pending index once
- * the outbox is empty). Conditional on the head not having changed since it was read; a write
- * that committed meanwhile carried the events forward, so they are taken out of its outbox too.
- * Bumping `outboxRev` makes a write that read the outbox before this fail and re-read, so it
- * cannot carry a published event forward again. If this gives up, the events stay pending and
- * are published again under the same eventIds, which subscribers deduplicate.
+ * Takes published events out of the outbox of the pixel's head that holds them (and the head out
+ * of the pending index once its outbox is empty). Conditional on the head not having changed
+ * since it was read; a write that committed meanwhile carried the events forward, so they are
+ * taken out of its outbox too. Bumping `outboxRev` makes a write that read the outbox before this
+ * fail and re-read, so it cannot carry a published event forward again. If this gives up, the
+ * events stay pending and are published again under the same eventIds, which subscribers
+ * deduplicate.
  */
 export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>): Promise<void> {
+  // An eventId is "<pixelId>:<kind>:<version>": account events live on the account head.
+  const accountIds = new Set([...publishedIds].filter((id) => id.startsWith(`${pixelId}:account:`)));
+  const orderIds = new Set([...publishedIds].filter((id) => !accountIds.has(id)));
+  if (orderIds.size > 0) await clearOutboxOf(pixelId, HEAD_SK, orderIds);
+  if (accountIds.size > 0) await clearOutboxOf(pixelId, ACCOUNT_HEAD_SK, accountIds);
+}
+
+async function clearOutboxOf(pixelId: string, headSk: string, publishedIds: ReadonlySet<string>): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: HEAD_SK }, ConsistentRead: true }));
+    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: headSk }, ConsistentRead: true }));
     if (!head) return;
     const outbox = outboxOf(head);
     const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
@@ -114,7 +131,7 @@ export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<str
       await documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: { PK: pk(pixelId), SK: HEAD_SK },
+          Key: { PK: pk(pixelId), SK: headSk },
           UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
           ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
           ExpressionAttributeValues: {
