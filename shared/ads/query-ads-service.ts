@@ -110,13 +110,19 @@ interface MetricsContext {
  * zone is UTC or the reporting zone; an ad whose zone rollup is stale (the reporting zone changed,
  * no rebuild yet) and every other request read the hours. Both give the same cells.
  */
-async function loadCells(context: MetricsContext, ads: readonly Ad[], calendar: RangeCalendar): Promise<Map<string, Float64Array>> {
+async function loadCells(
+  context: MetricsContext,
+  ads: readonly Ad[],
+  calendar: RangeCalendar,
+  /** Rollups already read for a span covering this calendar (the primary and compare ranges read together). */
+  shared?: Promise<Rollups | undefined>,
+): Promise<Map<string, Float64Array>> {
   const { range } = calendar;
   const zone = await rollupZoneFor(context, calendar);
   const cells = new Map<string, Float64Array>();
   let hourlyAds: readonly Ad[] = ads;
   if (zone) {
-    const rollups = await loadRollupsForAds(context.pixelId, ads, new Date(range.start), new Date(range.end), zone);
+    const rollups = (await shared) ?? (await loadRollupsForAds(context.pixelId, ads, new Date(range.start), new Date(range.end), zone));
     for (const [key, rollup] of rollups.cells) cells.set(key, cellsFromRollup(rollup, calendar));
     hourlyAds = ads.filter((ad) => rollups.stale.has(adKeyString(ad)));
   }
@@ -167,10 +173,13 @@ async function buildSeries(context: MetricsContext, page: readonly Ad[], request
   if (measures.length === 0 || !primaryRange) return undefined;
   const primaryCalendar = rangeCalendar(primaryRange, request.timezone);
   const compareCalendar = compareRange ? rangeCalendar(compareRange, request.timezone) : undefined;
-  // Each range is read on its own: a comparison a year earlier must not pull in the months between.
+  // A comparison next to the primary range shares months with it (the preceding period ends in
+  // the month the primary one starts in), so both are read at once when their rollups span no
+  // month that neither needs; a comparison a year earlier is read on its own, never the months between.
+  const shared = compareCalendar ? sharedRollups(context, page, primaryCalendar, compareCalendar) : undefined;
   const [primaryCells, compareCells] = await Promise.all([
-    loadCells(context, page, primaryCalendar),
-    compareCalendar ? loadCells(context, page, compareCalendar) : undefined,
+    loadCells(context, page, primaryCalendar, shared),
+    compareCalendar ? loadCells(context, page, compareCalendar, shared) : undefined,
   ]);
   const byAd = page.map((ad): AdSeries => {
     const key = adKeyString(ad);
@@ -190,6 +199,30 @@ async function buildSeries(context: MetricsContext, page: readonly Ad[], request
     return { primary, ...(compare ? { compare } : {}) };
   });
   return { primaryCalendar, compareCalendar, byAd };
+}
+
+type Rollups = Awaited<ReturnType<typeof loadRollupsForAds>>;
+
+async function sharedRollups(context: MetricsContext, ads: readonly Ad[], a: RangeCalendar, b: RangeCalendar): Promise<Rollups | undefined> {
+  const [zoneA, zoneB] = await Promise.all([rollupZoneFor(context, a), rollupZoneFor(context, b)]);
+  if (!zoneA || !zoneB) return undefined;
+  const monthsOf = (start: number, end: number) => Math.round((monthIndex(end - 1) - monthIndex(start)) + 1);
+  const start = Math.min(a.range.start, b.range.start);
+  const end = Math.max(a.range.end, b.range.end);
+  const separate = new Set([...monthSpan(a.range.start, a.range.end), ...monthSpan(b.range.start, b.range.end)]).size;
+  if (monthsOf(start, end) > separate) return undefined;
+  return loadRollupsForAds(context.pixelId, ads, new Date(start), new Date(end), zoneA);
+}
+
+const monthIndex = (ms: number) => {
+  const date = new Date(ms);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+};
+
+function monthSpan(start: number, end: number): number[] {
+  const months: number[] = [];
+  for (let month = monthIndex(start); month <= monthIndex(end - 1); month++) months.push(month);
+  return months;
 }
 
 function toPoints(series: ColumnSeries, calendar: RangeCalendar): SeriesPoint[] {
