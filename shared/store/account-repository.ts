@@ -6,7 +6,7 @@ import { RetryableFault } from '../faults';
 import { accountSchema, type Account } from '../schemas/account';
 import { newEventId } from '../tracking/event-id';
 import { documentClient, tableName } from './dynamo-client';
-import { ACCOUNT_HEAD_SK, MAX_OUTBOX, outboxOf, pk } from './order-settings-repository';
+import { ACCOUNT_HEAD_SK, MAX_OUTBOX, outboxOf, pk } from './outbox-heads';
 import { pendingAttributes } from './pending-index';
 
 /**
