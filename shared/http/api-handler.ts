@@ -50,6 +50,8 @@ export interface EndpointDefinition<S extends RequestSchemas> {
   jsonBody?: boolean;
   /** 413 for a larger raw body, checked before the body is parsed. */
   maxBodyBytes?: number;
+  /** The advice of the 400 for a response over the size limit, when the endpoint has a better one. */
+  howToNarrow?: string;
   /** Replaces the standard error body, for an API whose errors have their own envelope. */
   errorResponder?: () => MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 }
@@ -71,7 +73,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   // itself ends in time with what really happened.
   const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({ timeoutEarlyInMillis: 0 })
     .use(requestIdHeader())
-    .use(compressResponse())
+    .use(compressResponse(endpoint.howToNarrow))
     .use(normalizeHeaders())
     .use(authenticateRequest(endpoint.route.scope));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));

@@ -26,7 +26,10 @@ function acceptsGzip(event: APIGatewayProxyEventV2): boolean {
  * what lets a page of daily series for 500 ads leave Lambda at all; and turns a body that is
  * still too large into a 400 that says how to ask for less, instead of a gateway failure.
  */
-export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
+export const compressResponse = (
+  /** How this endpoint's client can ask for less, in the 400's words; the generic advice by default. */
+  howToNarrow = 'ask for fewer rows (limit), measures or days',
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
   name: 'compressResponse',
   after: (request) => {
     const response = request.response;
@@ -46,7 +49,7 @@ export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGat
     }
     const message =
       `The response would be ${(bytes / 1_000_000).toFixed(1)} MB, more than the service can send` +
-      `${gzip ? ' even compressed' : ' (send Accept-Encoding: gzip to get it compressed)'}; ask for fewer rows (limit), measures or days`;
+      `${gzip ? ' even compressed' : ' (send Accept-Encoding: gzip to get it compressed)'}; ${howToNarrow}`;
     throw new BadRequestError(message, [issueAt([], message)]);
   },
 });
