@@ -38,7 +38,11 @@ export const compressResponse = (
     const gzip = acceptsGzip(request.event);
     const headers = { ...response.headers, vary: 'accept-encoding' };
     if (gzip && bytes >= MIN_COMPRESSIBLE_BYTES) {
-      const compressed = gzipSync(response.body).toString('base64');
+      // The fastest level first: on a 15 MB page of series it takes a third of the default
+      // level's time for a third more bytes. Only a body that would not fit that way pays for
+      // the smallest output, before being refused.
+      let compressed = gzipSync(response.body, { level: 1 }).toString('base64');
+      if (compressed.length > MAX_RESPONSE_BODY_BYTES) compressed = gzipSync(response.body, { level: 9 }).toString('base64');
       if (compressed.length <= MAX_RESPONSE_BODY_BYTES) {
         request.response = { ...response, headers: { ...headers, 'content-encoding': 'gzip' }, body: compressed, isBase64Encoded: true };
         return;
