@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { AdRow } from '../shared/ads/query-ads-service';
+import type { AdRow, ColumnarAdRow } from '../shared/ads/query-ads-service';
 import type { queryAdsRequestSchema } from '../shared/schemas/query-ads';
 import { addDays, localDateAt } from '../shared/time/zoned-time';
 
@@ -18,6 +18,13 @@ export interface AdListingDataset {
   seed: number;
   /** Ads per `upsertAds` call while importing. */
   importBatch: number;
+  /** The pixel's reporting time zone (account setting), set before the import: its days are rolled up. */
+  reportingZone: string;
+  /**
+   * A second pixel with fewer ads and a longer history: the 90 + 90-day page, and the same page as
+   * the main pixel's to show that a page's cost does not grow with the history behind it.
+   */
+  history: { pixelId: string; ads: number; days: number };
 }
 
 export const adListingDataset: AdListingDataset = {
@@ -27,18 +34,30 @@ export const adListingDataset: AdListingDataset = {
   end: new Date('2026-03-01T00:00:00Z'),
   seed: 20_260_301,
   importBatch: 100,
+  reportingZone: 'America/New_York',
+  history: { pixelId: 'px_bench_ads_history', ads: 500, days: 365 },
 };
 
 export type QueryAdsBody = Omit<z.input<typeof queryAdsRequestSchema>, 'pixelId'>;
 
 /** What POST /db-mgmt/api/query-ads answers (functions/db-mgmt/query-ads.ts). */
 export interface QueryAdsResponse {
-  rows: AdRow[];
+  format?: 'columnar';
+  rows: Array<AdRow | ColumnarAdRow>;
   pagination: { limit: number; offset: number; total: number; hasMore: boolean };
 }
 
 export interface AdListingCase {
+  /** Stable: results.json reports the case as `queryAds.<id>`. */
   id: string;
+  /** Which pixel it asks: the main one (default) or the one with the long history. */
+  pixel?: 'main' | 'history';
+  /**
+   * Asks with the pixel's rollups flag cleared, as for data stored before rollups existed: the
+   * hours are read, which is how every request was answered before rollups. The old path, side by
+   * side with the new one in the same run.
+   */
+  readsHours?: boolean;
   /** One line for the report. */
   description: string;
   /** Measured requests, after `warmupRequests` unmeasured ones. */
@@ -72,16 +91,49 @@ const MEASURES = [
  * The last `SERIES_DAYS` local days that have metrics, and the `SERIES_DAYS` before them: with 90
  * days of data the two ranges together cover all of it, so every page ad is read in full.
  */
-function seriesRanges(dataset: AdListingDataset) {
+function seriesRanges(dataset: AdListingDataset, days = SERIES_DAYS) {
   const lastHour = Math.floor(dataset.end.getTime() / 3_600_000) * 3_600_000;
   const lastDay = localDateAt(lastHour, TIME_ZONE);
-  const primaryStart = addDays(lastDay, -(SERIES_DAYS - 1));
+  const primaryStart = addDays(lastDay, -(days - 1));
   const compareEnd = addDays(primaryStart, -1);
   return {
     dateRange: { start: primaryStart, end: lastDay },
-    compareDateRange: { start: addDays(compareEnd, -(SERIES_DAYS - 1)), end: compareEnd },
+    compareDateRange: { start: addDays(compareEnd, -(days - 1)), end: compareEnd },
   };
 }
+
+const pageBody = (dataset: AdListingDataset): QueryAdsBody => ({
+  measures: [...MEASURES],
+  ...seriesRanges(dataset),
+  timezone: TIME_ZONE,
+  currency: 'EUR',
+  limit: 500,
+});
+
+/** The check of a 500-ad page with both series, in rows; `ads` is how many ads the asked pixel has. */
+function checkSeriesPage(response: QueryAdsResponse, ads: number): void {
+  // A quick run (BENCH_AD_LISTING_ADS) may generate fewer ads than a page holds.
+  const expectedRows = Math.min(500, ads);
+  expectThat(response.rows.length === expectedRows, `${expectedRows} rows, got ${response.rows.length}`);
+  expectThat(
+    response.pagination.total === ads && response.pagination.hasMore === ads > 500,
+    `total ${ads} and hasMore ${ads > 500}, got ${JSON.stringify(response.pagination)}`,
+  );
+  const rows = response.rows as AdRow[];
+  for (const row of rows) {
+    const { primary, compare } = row.data ?? {};
+    expectThat(Array.isArray(primary) && Array.isArray(compare), `data.primary and data.compare on ad ${row.basicDetails.adId}`);
+    for (const point of [...(primary ?? []), ...(compare ?? [])]) {
+      expectThat(MEASURES.every((measure) => measure in point), `every measure on each point of ad ${row.basicDetails.adId}`);
+    }
+    expectThat((primary?.length ?? 0) <= SERIES_DAYS && (compare?.length ?? 0) <= SERIES_DAYS, `at most ${SERIES_DAYS} points per series`);
+  }
+  const points = rows.reduce((sum, row) => sum + (row.data?.primary.length ?? 0) + (row.data?.compare?.length ?? 0), 0);
+  // Demo ads deliver on most days; a page whose series are mostly empty would measure nothing.
+  expectThat(points > rows.length * SERIES_DAYS, `series with data on most days, got ${points} points in all`);
+}
+
+const LONG_DAYS = 90;
 
 const LAST_PAGE_LIMIT = 500;
 /** The offset of the last page of `total` rows: a full page when `total` is a multiple of `limit`. */
@@ -92,42 +144,50 @@ const VIDEO_FILTER_TEXT = 'video';
 
 export const adListingCases: readonly AdListingCase[] = [
   {
-    id: 'pageWithSeries',
-    description: `500 ads, ${MEASURES.length} measures, ${SERIES_DAYS}-day range + ${SERIES_DAYS}-day compare, ${TIME_ZONE}, EUR`,
-    // Seconds per request: 20 keep the whole `npm run bench` to a few minutes. With 20 samples
-    // the nearest-rank p99 is the slowest request.
+    id: 'page500x10x45x45',
+    description: `500 ads, ${MEASURES.length} measures, ${SERIES_DAYS}-day range + ${SERIES_DAYS}-day compare, ${TIME_ZONE} (the reporting zone), EUR, rows`,
+    // With 20 samples the nearest-rank p99 is the slowest request.
     requests: 20,
     warmupRequests: 3,
-    body: (dataset) => ({
-      measures: [...MEASURES],
-      ...seriesRanges(dataset),
-      timezone: TIME_ZONE,
-      currency: 'EUR',
-      limit: 500,
-    }),
+    body: pageBody,
+    check: (response, dataset) => checkSeriesPage(response, dataset.ads),
+  },
+  {
+    id: 'page500x10x45x45.hours',
+    description: 'the same page read from the hours (the rollups flag cleared): how every page was read before rollups',
+    readsHours: true,
+    requests: 10,
+    warmupRequests: 2,
+    body: pageBody,
+    check: (response, dataset) => checkSeriesPage(response, dataset.ads),
+  },
+  {
+    id: 'page500x10x90x90',
+    pixel: 'history',
+    description: `500 ads, ${MEASURES.length} measures, ${LONG_DAYS}-day range + ${LONG_DAYS}-day compare, ${TIME_ZONE}, EUR, columnar (as rows it is over the response limit)`,
+    requests: 20,
+    warmupRequests: 3,
+    body: (dataset) => ({ ...pageBody(dataset), ...seriesRanges(dataset, LONG_DAYS), format: 'columnar' }),
     check: (response, dataset) => {
-      // A quick run (BENCH_AD_LISTING_ADS) may generate fewer ads than a page holds.
-      const expectedRows = Math.min(500, dataset.ads);
-      expectThat(response.rows.length === expectedRows, `${expectedRows} rows, got ${response.rows.length}`);
-      expectThat(
-        response.pagination.total === dataset.ads && response.pagination.hasMore === dataset.ads > 500,
-        `total ${dataset.ads} and hasMore ${dataset.ads > 500}, got ${JSON.stringify(response.pagination)}`,
-      );
-      for (const row of response.rows) {
-        const { primary, compare } = row.data ?? {};
-        expectThat(Array.isArray(primary) && Array.isArray(compare), `data.primary and data.compare on ad ${row.basicDetails.adId}`);
-        for (const point of [...(primary ?? []), ...(compare ?? [])]) {
-          expectThat(MEASURES.every((measure) => measure in point), `every measure on each point of ad ${row.basicDetails.adId}`);
-        }
-        expectThat((primary?.length ?? 0) <= SERIES_DAYS && (compare?.length ?? 0) <= SERIES_DAYS, `at most ${SERIES_DAYS} points per series`);
-      }
-      const points = response.rows.reduce((sum, row) => sum + (row.data?.primary.length ?? 0) + (row.data?.compare?.length ?? 0), 0);
-      // Demo ads deliver on most days; a page whose series are mostly empty would measure nothing.
-      expectThat(points > response.rows.length * SERIES_DAYS, `series with data on most days, got ${points} points in all`);
+      expectThat(response.format === 'columnar', 'a columnar response');
+      const rows = response.rows as ColumnarAdRow[];
+      expectThat(rows.length === Math.min(500, dataset.history.ads), `${Math.min(500, dataset.history.ads)} rows, got ${rows.length}`);
+      const points = rows.reduce((sum, row) => sum + (row.data?.primary.day.length ?? 0) + (row.data?.compare?.day.length ?? 0), 0);
+      expectThat(points > rows.length * LONG_DAYS, `series with data on most days, got ${points} points in all`);
+      for (const row of rows) expectThat(MEASURES.every((measure) => Array.isArray(row.data?.primary[measure])), `every measure on ad ${row.basicDetails.adId}`);
     },
   },
   {
-    id: 'filteredNoMeasures',
+    id: 'history365',
+    pixel: 'history',
+    description: `the page500x10x45x45 request on a pixel with ${adListingDataset.history.days} days of history (the main pixel has ${adListingDataset.days})`,
+    requests: 20,
+    warmupRequests: 3,
+    body: pageBody,
+    check: (response, dataset) => checkSeriesPage(response, dataset.history.ads),
+  },
+  {
+    id: 'filteredListing',
     description: `filter: resource_source in (meta, google) and ad_name contains "${VIDEO_FILTER_TEXT}", limit 50`,
     requests: 200,
     warmupRequests: 10,
@@ -154,7 +214,7 @@ export const adListingCases: readonly AdListingCase[] = [
     },
   },
   {
-    id: 'lastPageUnfiltered',
+    id: 'lastPage',
     description: `last page of the unfiltered listing, limit ${LAST_PAGE_LIMIT}`,
     requests: 200,
     warmupRequests: 10,

@@ -24,6 +24,8 @@ export interface BenchRequest {
   query?: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;
+  /** The function's deadline from the start of the call; the deployed timeout when absent. */
+  timeoutMs?: number;
 }
 
 export interface Credentials {
@@ -75,6 +77,10 @@ export async function invoke(
   const requestId = randomBytes(12).toString('base64url');
   const event = eventFor(label, request, credentials, requestId);
   const context = lambdaContext(request.routeId, requestId);
+  if (request.timeoutMs !== undefined) {
+    const deadline = Date.now() + request.timeoutMs;
+    context.getRemainingTimeInMillis = () => Math.max(0, deadline - Date.now());
+  }
   const started = performance.now();
   const result = await handler(event, context);
   const elapsedMs = performance.now() - started;

@@ -150,6 +150,28 @@ function printReport(results: BenchResults): void {
   log(`Whole run: ${results.run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(results.run.peakRssBytes)}`);
 }
 
+const toMb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
+
+/** The ad-listing figures by stable case id: `queryAds.<case>`, and the history ratio. */
+function adListingCases(adListing: AdListingResult): BenchResults['cases'] {
+  const cases: BenchResults['cases'] = {};
+  for (const [id, result] of Object.entries(adListing.cases)) {
+    cases[`queryAds.${id}`] = {
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      n: result.requests,
+      jsonBytes: result.responseBytes,
+      wireBytes: result.wireBytes,
+      peakRssMb: toMb(result.peakRssBytes),
+    };
+  }
+  const long = adListing.cases.history365;
+  const short = adListing.cases.page500x10x45x45;
+  // The same page on 365 days of history over 90: 1 means a page's cost ignores the history behind it.
+  if (long && short) cases['queryAds.history365vs90'] = { ratio: Math.round((long.p50Ms / short.p50Ms) * 100) / 100 };
+  return cases;
+}
+
 function printAdListing(adListing: AdListingResult): void {
   const { dataset, store } = adListing;
   log();
@@ -165,7 +187,7 @@ function printAdListing(adListing: AdListingResult): void {
   const cases = Object.entries(adListing.cases);
   log(
     formatTable(
-      ['case', 'requests', 'rows', 'JSON', 'sent', 'p50', 'p99', 'mean'],
+      ['case', 'requests', 'rows', 'JSON', 'sent', 'p50', 'p99', 'mean', 'peak RSS'],
       cases.map(([id, result]) => [
         id,
         result.requests.toLocaleString('en-US'),
@@ -175,10 +197,12 @@ function printAdListing(adListing: AdListingResult): void {
         formatMs(result.p50Ms),
         formatMs(result.p99Ms),
         formatMs(result.meanMs),
+        formatMegabytes(result.peakRssBytes),
       ]),
     ),
   );
   for (const [id, result] of cases) log(`  ${id}: ${result.description}`);
+  for (const [id, reason] of Object.entries(adListing.failed ?? {})) log(`  ${id}: not measured (${reason})`);
 }
 
 async function benchQuery(): Promise<Pick<BenchResults, 'query' | 'cases'>> {
@@ -219,6 +243,7 @@ async function main(): Promise<void> {
     cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
+  Object.assign(results.cases, adListingCases(results.adListing));
   Object.assign(results.cases, ingestionCases(results.ingestion));
   results.run = {
     wallSeconds: Math.round((performance.now() - started) / 100) / 10,

@@ -36,7 +36,8 @@ const sections = {
     // A smaller dataset for working on the benchmark itself; results.json records the size used.
     const ads = Number(process.env.BENCH_AD_LISTING_ADS ?? adListingDataset.ads);
     if (!Number.isInteger(ads) || ads < 1) throw new Error('BENCH_AD_LISTING_ADS must be a positive integer');
-    return measureAdListing({ dataset: { ...adListingDataset, ads }, cases: adListingCases, projectRoot, storeMode, log });
+    const history = { ...adListingDataset.history, ads: Math.min(adListingDataset.history.ads, ads) };
+    return measureAdListing({ dataset: { ...adListingDataset, ads, history }, cases: adListingCases, projectRoot, storeMode, log });
   },
   query: (projectRoot: string, log: (line: string) => void): Promise<QueryBenchResult> => {
     // BENCH_QUERY_SCALE shrinks orders and events together for quick runs; results.json records it.
@@ -63,7 +64,9 @@ export async function runSectionProcess<N extends SectionName>(name: N, projectR
   const scratchDir = mkdtempSync(join(tmpdir(), 'merchant-analytics-bench-section-'));
   const resultFile = join(scratchDir, 'result.json');
   try {
-    const child = spawn(process.execPath, [...process.execArgv, thisFile, name, resultFile], {
+    // --expose-gc: a section may collect garbage between cases, so one case's leftovers do not
+    // count in the next one's memory figures.
+    const child = spawn(process.execPath, [...process.execArgv, '--expose-gc', thisFile, name, resultFile], {
       cwd: projectRoot,
       // The section's progress lines go straight to the console.
       stdio: ['ignore', 'inherit', 'inherit'],

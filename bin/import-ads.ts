@@ -12,6 +12,7 @@ import { importFormatOf } from '../shared/ads/import-file-format';
 await runImportCli({
   usage: `Usage:
   npm run import-ads -- --pixel <id> --file <path> [--table <name>]
+  npm run import-ads -- --pixel <id> --rebuild-rollups [--table <name>]
 Files: .json  one document { "fxRates": [...], "ads": [...] }
        .ndjson one ad object a line; a line { "fxRates": [...] } may appear anywhere`,
   unsupportedFile: (file) => (importFormatOf(file) ? undefined : 'unsupported file type; use .json or .ndjson'),
@@ -23,6 +24,13 @@ Files: .json  one document { "fxRates": [...], "ads": [...] }
       formatRejection,
       formatSummary,
       FileError: ImportFileError,
+    };
+  },
+  rebuildRollups: async () => {
+    const { rebuildRollups } = await import('../shared/store/ad-repository');
+    return async (pixelId) => {
+      const { ads, months } = await rebuildRollups(pixelId);
+      return `Rebuilt the daily rollups of ${ads.toLocaleString('en-US')} ads (${months.toLocaleString('en-US')} months) of pixel ${pixelId}`;
     };
   },
 });

@@ -22,6 +22,22 @@ export interface RouteDefinition {
 }
 
 export const routes = {
+  getAccount: {
+    method: 'GET',
+    path: '/accounts/api/account',
+    handler: 'functions/accounts/get-account.ts',
+    scope: 'account:read',
+    writes: false,
+    summary: 'Read the account: name, reporting time zone, currency',
+  },
+  updateAccount: {
+    method: 'PATCH',
+    path: '/accounts/api/account',
+    handler: 'functions/accounts/update-account.ts',
+    scope: 'account:write',
+    writes: true,
+    summary: 'Change the account name, reporting time zone or currency',
+  },
   getOrderSettings: {
     method: 'GET',
     path: '/accounts/api/account/settings/order',

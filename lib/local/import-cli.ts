@@ -24,13 +24,15 @@ export async function runImportCli<Summary extends { rejected: number }>(options
   /** Why a file cannot be imported (its type), or undefined when it can. */
   unsupportedFile(file: string): string | undefined;
   load(): Promise<ImportService<Summary>>;
+  /** `--rebuild-rollups` instead of `--file`: recomputes derived data; resolves to its summary line. */
+  rebuildRollups?: () => Promise<(pixelId: string) => Promise<string>>;
 }): Promise<void> {
   const fail = (message: string, code = 2): never => {
     console.error(message ? `${message}\n\n${options.usage}` : options.usage);
     process.exit(code);
   };
 
-  let values: { pixel?: string; file?: string; table?: string; help?: boolean } = {};
+  let values: { pixel?: string; file?: string; table?: string; help?: boolean; 'rebuild-rollups'?: boolean } = {};
   try {
     ({ values } = parseArgs({
       options: {
@@ -38,6 +40,8 @@ export async function runImportCli<Summary extends { rejected: number }>(options
         file: { type: 'string' },
         table: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        // Offered by the CLIs that keep rollups; refused as unknown by the others below.
+        'rebuild-rollups': { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -47,6 +51,20 @@ export async function runImportCli<Summary extends { rejected: number }>(options
   const { pixel, file } = values;
   if (!pixel) return fail('--pixel is required');
   if (!isWellFormedPixelId(pixel)) fail(`'${pixel}' is not a valid pixel id (letters, digits, _ . : -, at most 128 characters)`);
+  if (values['rebuild-rollups'] && !options.rebuildRollups) fail('Unknown option --rebuild-rollups');
+  if (values['rebuild-rollups'] && options.rebuildRollups) {
+    if (file) fail('--rebuild-rollups takes no --file');
+    const store = await connectStore({ table: values.table });
+    try {
+      console.log(await (await options.rebuildRollups())(pixel));
+    } catch (error) {
+      console.error(`Rebuild stopped (${store.description}): ${(error as Error).message}\nRunning it again is safe.`);
+      process.exitCode = 1;
+    } finally {
+      await store.close();
+    }
+    return;
+  }
   if (!file) return fail('--file is required');
   const unsupported = options.unsupportedFile(file);
   if (unsupported) fail(`${file}: ${unsupported}`);

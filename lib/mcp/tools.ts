@@ -18,6 +18,7 @@ export const MCP_TOOLS = {
   query_cohort_analysis: 'queryCohortAnalysis',
   list_dashboard_views: 'listDashboardViews',
   get_dashboard_view: 'getDashboardView',
+  get_account: 'getAccount',
   get_order_settings: 'getOrderSettings',
   get_cost_settings: 'getCostSettings',
   describe_api_key: 'getApiKeyMe',

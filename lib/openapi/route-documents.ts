@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { accountPatchSchema, accountSchema } from '../../shared/schemas/account';
 import { apiKeyDescriptionSchema } from '../../shared/schemas/api-key';
 import { filtersQuerySchema, measuresQuerySchema } from '../../shared/schemas/catalog-queries';
 import {
@@ -60,6 +61,8 @@ export interface RouteDocument {
 const view = { path: dashboardViewPathSchema };
 
 export const routeDocuments: Record<RouteId, RouteDocument> = {
+  getAccount: { tag: 'Account settings', response: z.object({ account: accountSchema }) },
+  updateAccount: { tag: 'Account settings', request: { body: accountPatchSchema }, response: z.object({ account: accountSchema }) },
   getOrderSettings: { tag: 'Account settings', response: z.object({ orderSettings: orderSettingsSchema }) },
   putOrderSettings: { tag: 'Account settings', request: { body: orderSettingsInputSchema }, response: z.object({ orderSettings: orderSettingsSchema }) },
   listDashboardViews: { tag: 'Dashboard views', request: { query: listDashboardViewsQuerySchema }, response: dashboardViewListResponseSchema },

@@ -2,7 +2,8 @@ import { AD_MEASURE_DEFINITIONS, MONEY_PARTS, type AdMeasureId, type AdMetricPar
 import type { Platform } from '../schemas/ad-import';
 import type { HourlyMetrics } from '../store/ad-repository';
 import type { InstantRange } from '../time/date-range';
-import { formatInZone, localDaysBetween } from '../time/zoned-time';
+import { CELL_STRIDE, dayNumberOf, hoursToCells } from '../store/daily-rollup-codec';
+import { formatInZone, localDaysBetween, type LocalDay } from '../time/zoned-time';
 
 export type MetricParts = Record<AdMetricPart, number>;
 
@@ -70,34 +71,6 @@ export function adMeasureFromPlatformParts(measure: AdMeasureId, partsByPlatform
   return unroundedMeasureValue(measure, summed, platform ?? 'meta');
 }
 
-/** A local day of a range, with the bounds a series point reports for it. */
-interface CalendarDay {
-  date: string;
-  start: number;
-  end: number;
-  startLabel: string;
-  endLabel: string;
-}
-
-/**
- * The local days of a range in a zone, each with its bounds clipped to the range and formatted
- * with the offset in force. It depends only on the range and the zone, never on an ad, so a
- * request computes it once per range and every row reuses it: zone arithmetic is the costly part.
- */
-export interface RangeCalendar {
-  range: InstantRange;
-  days: readonly CalendarDay[];
-}
-
-export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalendar {
-  const days = localDaysBetween(range.start, range.end, timeZone).map((day) => {
-    const start = Math.max(day.start, range.start);
-    const end = Math.min(day.end, range.end);
-    return { date: day.date, start, end, startLabel: formatInZone(start, timeZone), endLabel: formatInZone(end - 1, timeZone) };
-  });
-  return { range, days };
-}
-
 /** Sums money at each hour's UTC-date rate; remembers whether any hour had no rate. */
 export class HourSummer {
   private readonly rateByUtcDay = new Map<number, number | undefined>();
@@ -118,62 +91,139 @@ export class HourSummer {
   }
 }
 
+/** A local day of a range, with the bounds a series point reports for it. */
+interface CalendarDay {
+  date: string;
+  start: number;
+  end: number;
+  startLabel: string;
+  endLabel: string;
+}
+
 /**
- * The daily series of one ad over a range: one point per local day on which the ad has data,
- * days without data left out. Each point carries its day, its bounds in the zone (clipped to the
- * range, end inclusive), and one value per measure. Money is converted hour by hour at the rate
- * of the hour's UTC date, so a long range uses each day's own rate; `convertible` is false when
- * some hour had no rate, and the caller then leaves money measures out.
+ * The local days of a range in a zone, each with its bounds clipped to the range and formatted
+ * with the offset in force. It depends only on the range and the zone, never on an ad, so a
+ * request computes it once per range and every row reuses it: zone arithmetic is the costly part.
  */
-export function dailySeries(options: {
-  hours: readonly HourlyMetrics[];
-  calendar: RangeCalendar;
+export interface RangeCalendar {
+  range: InstantRange;
+  days: readonly CalendarDay[];
+  /** Days since 1970-01-01 of the first local date. */
+  firstDayNumber: number;
+  /** The range is whole local days (no day clipped), so daily rollups in the zone answer it. */
+  aligned: boolean;
+}
+
+export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalendar {
+  const local = localDaysBetween(range.start, range.end, timeZone);
+  const days = local.map((day) => {
+    const start = Math.max(day.start, range.start);
+    const end = Math.min(day.end, range.end);
+    return { date: day.date, start, end, startLabel: formatInZone(start, timeZone), endLabel: formatInZone(end - 1, timeZone) };
+  });
+  const aligned = local.length > 0 && (local[0] as LocalDay).start === range.start && (local[local.length - 1] as LocalDay).end === range.end;
+  return { range, days, firstDayNumber: local.length > 0 ? dayNumberOf((local[0] as LocalDay).date) : 0, aligned };
+}
+
+/**
+ * The cells of one ad over a calendar (daily-rollup-codec.ts), with `localDay` the index of the
+ * calendar day. From hours: summed here, in hour order, as the rollups are.
+ */
+export function cellsFromHours(hours: readonly HourlyMetrics[], calendar: RangeCalendar): Float64Array {
+  return hoursToCells(hours, calendar.days, (index) => index);
+}
+
+/** From a rollup read in the calendar's zone: the cells of the calendar's days, re-keyed by day index. */
+export function cellsFromRollup(rollup: Float64Array, calendar: RangeCalendar): Float64Array {
+  const last = calendar.days.length;
+  let from = 0;
+  while (from < rollup.length && (rollup[from] as number) - calendar.firstDayNumber < 0) from += CELL_STRIDE;
+  let to = from;
+  while (to < rollup.length && (rollup[to] as number) - calendar.firstDayNumber < last) to += CELL_STRIDE;
+  const cells = rollup.slice(from, to);
+  for (let i = 0; i < cells.length; i += CELL_STRIDE) cells[i] = (cells[i] as number) - calendar.firstDayNumber;
+  return cells;
+}
+
+/**
+ * Conversion factors by currency and UTC day, shared by every ad of a request: a page of 500 ads
+ * in a few currencies looks each day's rate up a few times, not once per ad.
+ */
+export class RateCache {
+  private readonly byCurrency = new Map<string, Map<number, number | undefined>>();
+
+  constructor(private readonly rateOf: (currency: string) => MoneyRate) {}
+
+  factor(currency: string, utcDay: number): number | undefined {
+    let days = this.byCurrency.get(currency);
+    if (!days) this.byCurrency.set(currency, (days = new Map()));
+    if (!days.has(utcDay)) days.set(utcDay, this.rateOf(currency)(new Date(utcDay * DAY_MS).toISOString().slice(0, 10)));
+    return days.get(utcDay);
+  }
+}
+
+/** One ad's series in columns: the calendar days that have data, and one value per day per measure. */
+export interface ColumnSeries {
+  day: number[];
+  values: Record<string, Array<number | null>>;
+  /** False when some cell had no rate: the caller leaves money measures out. */
+  convertible: boolean;
+}
+
+/**
+ * The daily series of one ad from its cells: one entry per calendar day that has data, days
+ * without data left out, one value per measure. Money converts cell by cell at the rate of the
+ * cell's UTC date, so a long range uses each day's own rate and a local day that spans two UTC
+ * dates converts each part at its own.
+ */
+export function seriesFromCells(options: {
+  cells: Float64Array;
   measures: readonly AdMeasureId[];
   platform: Platform;
-  rate: MoneyRate;
-}): { points: SeriesPoint[]; convertible: boolean } {
-  const { range, days } = options.calendar;
-  const summer = new HourSummer(options.rate);
-  const points: SeriesPoint[] = [];
-  let dayIndex = 0;
-  let current: { day: CalendarDay; parts: MetricParts } | undefined;
-  const close = () => {
-    if (!current) return;
-    const point: SeriesPoint = { dt: current.day.date, start: current.day.startLabel, end: current.day.endLabel };
-    for (const measure of options.measures) point[measure] = measureValue(measure, current.parts, options.platform);
-    points.push(point);
-  };
-  // Hours arrive sorted, so days are visited in order and each is closed once.
-  for (const hour of options.hours) {
-    if (hour.hour < range.start || hour.hour >= range.end) continue;
-    while (days[dayIndex]!.end <= hour.hour) dayIndex++;
-    const day = days[dayIndex]!;
-    if (current?.day !== day) {
-      close();
-      current = { day, parts: emptyParts() };
+  currency: string;
+  rates: RateCache;
+}): ColumnSeries {
+  const { cells, measures, platform } = options;
+  const series: ColumnSeries = { day: [], values: Object.fromEntries(measures.map((measure) => [measure, []])), convertible: true };
+  let i = 0;
+  while (i < cells.length) {
+    const day = cells[i] as number;
+    const parts = emptyParts();
+    for (; i < cells.length && cells[i] === day; i += CELL_STRIDE) {
+      if (!addCell(parts, cells, i, options.currency, options.rates)) series.convertible = false;
     }
-    summer.add(current.parts, hour);
+    series.day.push(day);
+    for (const measure of measures) (series.values[measure] as Array<number | null>).push(measureValue(measure, parts, platform));
   }
-  close();
-  return { points, convertible: summer.convertible };
+  return series;
+}
+
+function addCell(parts: MetricParts, cells: Float64Array, i: number, currency: string, rates: RateCache): boolean {
+  const factor = rates.factor(currency, cells[i + 1] as number);
+  parts.spend += (cells[i + 2] as number) * (factor ?? 0);
+  parts.impressions += cells[i + 3] as number;
+  parts.clicks += cells[i + 4] as number;
+  parts.conversions += cells[i + 5] as number;
+  parts.conversionValue += (cells[i + 6] as number) * (factor ?? 0);
+  return factor !== undefined;
 }
 
 /** Every measure of an ad over a whole range, for filtering on metrics. Null where it cannot be computed. */
-export function rangeTotals(options: {
-  hours: readonly HourlyMetrics[];
-  range: InstantRange;
+export function totalsFromCells(options: {
+  cells: Float64Array;
   measures: readonly AdMeasureId[];
   platform: Platform;
-  rate: MoneyRate;
+  currency: string;
+  rates: RateCache;
 }): Record<string, number | null> {
-  const summer = new HourSummer(options.rate);
   const parts = emptyParts();
-  for (const hour of options.hours) {
-    if (hour.hour >= options.range.start && hour.hour < options.range.end) summer.add(parts, hour);
+  let convertible = true;
+  for (let i = 0; i < options.cells.length; i += CELL_STRIDE) {
+    if (!addCell(parts, options.cells, i, options.currency, options.rates)) convertible = false;
   }
   const totals: Record<string, number | null> = {};
   for (const measure of options.measures) {
-    totals[measure] = !summer.convertible && needsConversion(measure) ? null : measureValue(measure, parts, options.platform);
+    totals[measure] = !convertible && needsConversion(measure) ? null : measureValue(measure, parts, options.platform);
   }
   return totals;
 }

@@ -1,44 +1,146 @@
 import type { AdMeasureId } from '../catalog/measures';
+import { reportingTimeZone } from '../account/account-service';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import { filterUsesMetrics, metricFieldsOf, type Filter } from '../filters/filter-schema';
 import type { QueryAdsRequest } from '../schemas/query-ads';
 import type { Ad } from '../schemas/ad-import';
-import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { adKeyString, loadAdDirectory, loadHourlyMetricsForAds, loadRollupsForAds, type AdDirectory, type RollupZone } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
+import type { InstantRange } from '../time/date-range';
 import { AD_ATTRIBUTE_FIELDS, basicDetails } from './ad-details';
-import { dailySeries, needsConversion, rangeCalendar, rangeTotals, type MoneyRate, type RangeCalendar, type SeriesPoint } from './ad-series';
+import {
+  cellsFromHours,
+  cellsFromRollup,
+  needsConversion,
+  rangeCalendar,
+  RateCache,
+  seriesFromCells,
+  totalsFromCells,
+  type ColumnSeries,
+  type RangeCalendar,
+  type SeriesPoint,
+} from './ad-series';
 import type { FxTable } from './fx-table';
+
+/** One ad's series in the columnar format: `day` indexes the response's calendar; one array per measure. */
+export type ColumnarSeries = { day: number[] } & Record<string, Array<number | null> | number[]>;
 
 export interface AdRow {
   basicDetails: ReturnType<typeof basicDetails>;
   data?: { primary: SeriesPoint[]; compare?: SeriesPoint[] };
 }
 
+export interface ColumnarAdRow {
+  basicDetails: ReturnType<typeof basicDetails>;
+  data?: { primary: ColumnarSeries; compare?: ColumnarSeries };
+}
+
+/** The days a columnar response's `day` indexes point at, one array per member. */
+export interface CalendarColumns {
+  dt: string[];
+  start: string[];
+  end: string[];
+}
+
 /**
  * The ad listing (spec 4.2). The work is in proportion to the page: the ad directory is one
- * cached read, and hourly metrics are read only for the ads on the page and only for the
- * requested ranges. The one exception is a filter on metrics, which needs every candidate's
- * totals over `dateRange`; attribute conditions are applied first to keep that set small.
+ * cached read, and metrics are read only for the ads on the page and only for the requested
+ * ranges: as daily rollups when the range is whole days in UTC or in the pixel's reporting zone,
+ * as hours otherwise (README, storage). The one exception is a filter on metrics, which needs
+ * every candidate's totals over `dateRange`; attribute conditions are applied first to keep that
+ * set small.
  */
 export async function queryAds(pixelId: string, request: QueryAdsRequest) {
-  const [ads, fx] = await Promise.all([listAds(pixelId), loadFxTable(pixelId)]);
+  const [directory, fx] = await Promise.all([loadAdDirectory(pixelId), loadFxTable(pixelId)]);
+  const context: MetricsContext = {
+    pixelId,
+    directory,
+    timeZone: request.timezone,
+    rates: new RateCache((from) => (utcDate) => fx.convert(1, from, request.currency, utcDate)),
+  };
   // Filtering keeps order, so the sorted directory (cached) is filtered rather than each result sorted.
-  const ordered = sortedAds(ads, request.sortBy, request.sortDirection);
-  const matching = request.filters ? await applyFilter(pixelId, ordered, request.filters, request, fx) : ordered;
+  const ordered = sortedAds(directory.ads, request.sortBy, request.sortDirection);
+  const matching = request.filters ? await applyFilter(context, ordered, request.filters, request) : ordered;
   const page = matching.slice(request.offset, request.offset + request.limit);
-  const rows = await buildRows(pixelId, page, request, fx);
+  const pagination = {
+    limit: request.limit,
+    offset: request.offset,
+    total: matching.length,
+    hasMore: request.offset + page.length < matching.length,
+  };
+  const series = await buildSeries(context, page, request);
+  if (request.format === 'columnar') {
+    return {
+      format: 'columnar' as const,
+      ...(series ? { calendar: { primary: calendarColumns(series.primaryCalendar), ...(series.compareCalendar ? { compare: calendarColumns(series.compareCalendar) } : {}) } } : {}),
+      rows: page.map((ad, index): ColumnarAdRow => {
+        const details = basicDetails(ad, request.currency, fx);
+        if (!series) return { basicDetails: details };
+        const { primary, compare } = series.byAd[index] as AdSeries;
+        return { basicDetails: details, data: { primary: toColumns(primary), ...(compare ? { compare: toColumns(compare) } : {}) } };
+      }),
+      pagination,
+    };
+  }
   return {
-    rows,
-    pagination: {
-      limit: request.limit,
-      offset: request.offset,
-      total: matching.length,
-      hasMore: request.offset + page.length < matching.length,
-    },
+    rows: page.map((ad, index): AdRow => {
+      const details = basicDetails(ad, request.currency, fx);
+      if (!series) return { basicDetails: details };
+      const { primary, compare } = series.byAd[index] as AdSeries;
+      return {
+        basicDetails: details,
+        data: { primary: toPoints(primary, series.primaryCalendar), ...(compare && series.compareCalendar ? { compare: toPoints(compare, series.compareCalendar) } : {}) },
+      };
+    }),
+    pagination,
   };
 }
 
-async function applyFilter(pixelId: string, ads: readonly Ad[], filter: Filter, request: QueryAdsRequest, fx: FxTable): Promise<Ad[]> {
+interface MetricsContext {
+  pixelId: string;
+  directory: AdDirectory;
+  timeZone: string;
+  rates: RateCache;
+  /** Read once, and only when a zone other than UTC could use it. */
+  reportingZone?: Promise<string>;
+}
+
+/**
+ * Each ad's cells over a calendar. Daily rollups answer when the calendar is whole days and its
+ * zone is UTC or the reporting zone; an ad whose zone rollup is stale (the reporting zone changed,
+ * no rebuild yet) and every other request read the hours. Both give the same cells.
+ */
+async function loadCells(
+  context: MetricsContext,
+  ads: readonly Ad[],
+  calendar: RangeCalendar,
+  /** Rollups already read for a span covering this calendar (the primary and compare ranges read together). */
+  shared?: Promise<Rollups | undefined>,
+): Promise<Map<string, Float64Array>> {
+  const { range } = calendar;
+  const zone = await rollupZoneFor(context, calendar);
+  const cells = new Map<string, Float64Array>();
+  let hourlyAds: readonly Ad[] = ads;
+  if (zone) {
+    const rollups = (await shared) ?? (await loadRollupsForAds(context.pixelId, ads, new Date(range.start), new Date(range.end), zone));
+    for (const [key, rollup] of rollups.cells) cells.set(key, cellsFromRollup(rollup, calendar));
+    hourlyAds = ads.filter((ad) => rollups.stale.has(adKeyString(ad)));
+  }
+  if (hourlyAds.length > 0) {
+    const hours = await loadHourlyMetricsForAds(context.pixelId, hourlyAds, new Date(range.start), new Date(range.end));
+    for (const [key, rows] of hours) cells.set(key, cellsFromHours(rows, calendar));
+  }
+  return cells;
+}
+
+async function rollupZoneFor(context: MetricsContext, calendar: RangeCalendar): Promise<RollupZone | undefined> {
+  if (!context.directory.rollups || !calendar.aligned) return undefined;
+  if (context.timeZone === 'UTC') return { kind: 'utc' };
+  context.reportingZone ??= reportingTimeZone(context.pixelId);
+  return (await context.reportingZone) === context.timeZone ? { kind: 'zone', timeZone: context.timeZone } : undefined;
+}
+
+async function applyFilter(context: MetricsContext, ads: readonly Ad[], filter: Filter, request: QueryAdsRequest): Promise<Ad[]> {
   const attribute = (ad: Ad, field: string) => AD_ATTRIBUTE_FIELDS[field]?.(ad);
   if (!filterUsesMetrics(filter)) return ads.filter((ad) => evaluateFilter(filter, (field) => attribute(ad, field)));
 
@@ -46,54 +148,99 @@ async function applyFilter(pixelId: string, ads: readonly Ad[], filter: Filter, 
   // metrics are loaded; the full filter is still evaluated on what remains.
   const attributeOnly = 'and' in filter ? filter.and.filter((child) => !filterUsesMetrics(child)) : [];
   const candidates = attributeOnly.length > 0 ? ads.filter((ad) => evaluateFilter({ and: attributeOnly }, (field) => attribute(ad, field))) : [...ads];
-  const range = request.primaryRange!;
-  const metrics = await loadHourlyMetricsForAds(pixelId, candidates, new Date(range.start), new Date(range.end));
+  const calendar = rangeCalendar(request.primaryRange as InstantRange, request.timezone);
+  const cells = await loadCells(context, candidates, calendar);
   const measureIds = metricFieldsOf(filter) as AdMeasureId[];
   return candidates.filter((ad) => {
-    const totals = rangeTotals({
-      hours: metrics.get(adKeyString(ad)) ?? [],
-      range,
+    const totals = totalsFromCells({
+      cells: cells.get(adKeyString(ad)) ?? new Float64Array(0),
       measures: measureIds,
       platform: ad.platform,
-      rate: moneyRate(fx, ad.currency, request.currency),
+      currency: ad.currency,
+      rates: context.rates,
     });
     return evaluateFilter(filter, (field) => attribute(ad, field) ?? totals[field]);
   });
 }
 
-async function buildRows(pixelId: string, page: readonly Ad[], request: QueryAdsRequest, fx: FxTable): Promise<AdRow[]> {
-  const { measures, primaryRange, compareRange } = request;
-  if (measures.length === 0 || !primaryRange) return page.map((ad) => ({ basicDetails: basicDetails(ad, request.currency, fx) }));
+interface AdSeries {
+  primary: ColumnSeries;
+  compare?: ColumnSeries;
+}
 
-  // Each range is read on its own: a comparison a year earlier must not pull in the months between.
-  const [primaryMetrics, compareMetrics] = await Promise.all([
-    loadHourlyMetricsForAds(pixelId, page, new Date(primaryRange.start), new Date(primaryRange.end)),
-    compareRange ? loadHourlyMetricsForAds(pixelId, page, new Date(compareRange.start), new Date(compareRange.end)) : undefined,
-  ]);
+async function buildSeries(context: MetricsContext, page: readonly Ad[], request: QueryAdsRequest) {
+  const { measures, primaryRange, compareRange } = request;
+  if (measures.length === 0 || !primaryRange) return undefined;
   const primaryCalendar = rangeCalendar(primaryRange, request.timezone);
   const compareCalendar = compareRange ? rangeCalendar(compareRange, request.timezone) : undefined;
-  return page.map((ad) => {
+  // A comparison next to the primary range shares months with it (the preceding period ends in
+  // the month the primary one starts in), so both are read at once when their rollups span no
+  // month that neither needs; a comparison a year earlier is read on its own, never the months between.
+  const shared = compareCalendar ? sharedRollups(context, page, primaryCalendar, compareCalendar) : undefined;
+  const [primaryCells, compareCells] = await Promise.all([
+    loadCells(context, page, primaryCalendar, shared),
+    compareCalendar ? loadCells(context, page, compareCalendar, shared) : undefined,
+  ]);
+  const byAd = page.map((ad): AdSeries => {
     const key = adKeyString(ad);
-    const series = (calendar: RangeCalendar, metrics: Map<string, HourlyMetrics[]>) =>
-      dailySeries({ hours: metrics.get(key) ?? [], calendar, measures, platform: ad.platform, rate: moneyRate(fx, ad.currency, request.currency) });
-    const primary = series(primaryCalendar, primaryMetrics);
-    const compare = compareCalendar && compareMetrics ? series(compareCalendar, compareMetrics) : undefined;
-    // Without a rate for some hour the money measures of this ad cannot be stated honestly, so
+    const series = (cells: Map<string, Float64Array>) =>
+      seriesFromCells({ cells: cells.get(key) ?? new Float64Array(0), measures, platform: ad.platform, currency: ad.currency, rates: context.rates });
+    const primary = series(primaryCells);
+    const compare = compareCells ? series(compareCells) : undefined;
+    // Without a rate for some day the money measures of this ad cannot be stated honestly, so
     // they are left out of its data rather than reported from a partial sum.
     if (!primary.convertible || (compare && !compare.convertible)) {
-      for (const point of [...primary.points, ...(compare?.points ?? [])]) {
-        for (const measure of measures) if (needsConversion(measure)) delete point[measure];
+      for (const measure of measures) {
+        if (!needsConversion(measure)) continue;
+        delete primary.values[measure];
+        if (compare) delete compare.values[measure];
       }
     }
-    return {
-      basicDetails: basicDetails(ad, request.currency, fx),
-      data: { primary: primary.points, ...(compare ? { compare: compare.points } : {}) },
-    };
+    return { primary, ...(compare ? { compare } : {}) };
+  });
+  return { primaryCalendar, compareCalendar, byAd };
+}
+
+type Rollups = Awaited<ReturnType<typeof loadRollupsForAds>>;
+
+async function sharedRollups(context: MetricsContext, ads: readonly Ad[], a: RangeCalendar, b: RangeCalendar): Promise<Rollups | undefined> {
+  const [zoneA, zoneB] = await Promise.all([rollupZoneFor(context, a), rollupZoneFor(context, b)]);
+  if (!zoneA || !zoneB) return undefined;
+  const monthsOf = (start: number, end: number) => Math.round((monthIndex(end - 1) - monthIndex(start)) + 1);
+  const start = Math.min(a.range.start, b.range.start);
+  const end = Math.max(a.range.end, b.range.end);
+  const separate = new Set([...monthSpan(a.range.start, a.range.end), ...monthSpan(b.range.start, b.range.end)]).size;
+  if (monthsOf(start, end) > separate) return undefined;
+  return loadRollupsForAds(context.pixelId, ads, new Date(start), new Date(end), zoneA);
+}
+
+const monthIndex = (ms: number) => {
+  const date = new Date(ms);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+};
+
+function monthSpan(start: number, end: number): number[] {
+  const months: number[] = [];
+  for (let month = monthIndex(start); month <= monthIndex(end - 1); month++) months.push(month);
+  return months;
+}
+
+function toPoints(series: ColumnSeries, calendar: RangeCalendar): SeriesPoint[] {
+  const measures = Object.keys(series.values);
+  return series.day.map((dayIndex, i) => {
+    const day = calendar.days[dayIndex] as RangeCalendar['days'][number];
+    const point: SeriesPoint = { dt: day.date, start: day.startLabel, end: day.endLabel };
+    for (const measure of measures) point[measure] = (series.values[measure] as Array<number | null>)[i] as number | null;
+    return point;
   });
 }
 
-function moneyRate(fx: FxTable, from: string, to: string): MoneyRate {
-  return (utcDate) => fx.convert(1, from, to, utcDate);
+function toColumns(series: ColumnSeries): ColumnarSeries {
+  return { day: series.day, ...series.values } as ColumnarSeries;
+}
+
+function calendarColumns(calendar: RangeCalendar): CalendarColumns {
+  return { dt: calendar.days.map((day) => day.date), start: calendar.days.map((day) => day.startLabel), end: calendar.days.map((day) => day.endLabel) };
 }
 
 const SORT_KEYS = {

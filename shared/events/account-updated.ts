@@ -20,7 +20,11 @@ export const accountUpdatedDetailSchema = z.strictObject({
     .regex(/^cli:.+$/)
     .describe('Who made the change: "cli:<apiKeyPk>" for a change made with an API key.'),
   change: z
-    .strictObject({ kind: z.enum(['orderSettings', 'costSettings']).describe('Which part of the account changed.') })
+    .strictObject({
+      kind: z
+        .enum(['orderSettings', 'costSettings', 'account'])
+        .describe('Which part of the account changed: the order settings, the cost settings, or the account itself (name, reporting time zone, currency).'),
+    })
     .describe('What changed.'),
   occurredAt: z.iso.datetime().describe('When the change was committed (ISO 8601, UTC).'),
 });

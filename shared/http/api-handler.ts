@@ -55,6 +55,8 @@ export interface EndpointDefinition<S extends RequestSchemas> {
   jsonBody?: boolean;
   /** 413 for a larger raw body, checked before the body is parsed. */
   maxBodyBytes?: number;
+  /** The advice of the 400 for a response over the size limit, when the endpoint has a better one. */
+  howToNarrow?: string;
   /** Replaces the standard error body, for an API whose errors have their own envelope. */
   errorResponder?: () => MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 }
@@ -80,7 +82,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     .use(logMetrics(metrics))
     .use(requestTelemetry(endpoint.route))
     .use(requestIdHeader())
-    .use(compressResponse())
+    .use(compressResponse(endpoint.howToNarrow))
     .use(normalizeHeaders())
     .use(authenticateRequest(endpoint.route));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));

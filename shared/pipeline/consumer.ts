@@ -1,8 +1,7 @@
 import { publishAccountUpdated } from '../events/event-publisher';
 import { logger } from '../config/logger';
 import { isLogItem, logEntryOf, type LogEntry } from '../store/log-repository';
-import { isCostSettingsHead } from '../store/cost-settings-repository';
-import { clearOutbox, isOrderSettingsHead, outboxOf } from '../store/order-settings-repository';
+import { clearOutbox, isOutboxHead, outboxOf } from '../store/outbox-heads';
 import { projectLogEntries, type ProjectOptions } from './project-log-entries';
 
 /**
@@ -32,7 +31,7 @@ export async function consumePending(items: ReadonlyArray<Record<string, unknown
       group.entries.push(logEntryOf(item));
       group.items.push(item);
       groups.set(pixelId, group);
-    } else if (isOrderSettingsHead(item) || isCostSettingsHead(item)) {
+    } else if (isOutboxHead(item)) {
       outboxes.push(item);
     } else {
       logger.warn('Ignoring a pending item of an unknown kind', { PK: item.PK, SK: item.SK });

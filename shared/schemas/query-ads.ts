@@ -36,6 +36,9 @@ export const queryAdsRequestSchema = z
     offset: z.int().min(0).default(0),
     sortBy: z.enum(AD_SORT_FIELDS).default('sourceUpdatedAt'),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
+    // `columnar`: one array per measure per ad instead of one object per day (README), several
+    // times fewer bytes, so that pages too large as rows can still be sent.
+    format: z.enum(['rows', 'columnar']).default('rows'),
   })
   .superRefine((request, ctx) => {
     const measures = request.measures ?? [];

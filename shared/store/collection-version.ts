@@ -23,15 +23,19 @@ export async function readCollectionVersion(collectionPk: string): Promise<numbe
   return (Item?.version as number | undefined) ?? 0;
 }
 
-/** Atomically increments the version (concurrent writers each get their own bump). */
-export async function bumpCollectionVersion(collectionPk: string, at: Date): Promise<number> {
+/**
+ * Atomically increments the version (concurrent writers each get their own bump). `set` names
+ * attributes of the head to set in the same update, so a reader sees them with that version.
+ */
+export async function bumpCollectionVersion(collectionPk: string, at: Date, set: Record<string, string | number | boolean> = {}): Promise<number> {
+  const extra = Object.keys(set);
   const { Attributes } = await documentClient.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: { PK: collectionPk, SK: HEAD_SK },
-      UpdateExpression: 'ADD #version :one SET updatedAt = :at',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString() },
+      UpdateExpression: `ADD #version :one SET updatedAt = :at${extra.map((_, i) => `, #set${i} = :set${i}`).join('')}`,
+      ExpressionAttributeNames: { '#version': 'version', ...Object.fromEntries(extra.map((name, i) => [`#set${i}`, name])) },
+      ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ...Object.fromEntries(extra.map((name, i) => [`:set${i}`, set[name]])) },
       ReturnValues: 'UPDATED_NEW',
     }),
   );

@@ -6,7 +6,7 @@ import { RetryableFault } from '../faults';
 import { costSettingsInputSchema, type CostSettings } from '../schemas/cost-settings';
 import { newEventId } from '../tracking/event-id';
 import { documentClient, tableName } from './dynamo-client';
-import { MAX_OUTBOX, outboxOf, pk } from './order-settings-repository';
+import { COST_SETTINGS_HEAD_SK, MAX_OUTBOX, outboxOf, pk } from './outbox-heads';
 import { pendingAttributes } from './pending-index';
 
 /**
@@ -15,7 +15,7 @@ import { pendingAttributes } from './pending-index';
  * event of a write travels in the write's own conditional PutItem and the pipeline consumer
  * publishes it (bounded: 50 gateways fit one item many times over, so no chunks are needed).
  */
-export const COST_SETTINGS_SK = 'COST_SETTINGS';
+export const COST_SETTINGS_SK = COST_SETTINGS_HEAD_SK;
 
 export interface VersionedCostSettings {
   settings: CostSettings;
@@ -32,7 +32,6 @@ export class ConcurrentCostSettingsUpdateError extends RetryableFault {
   }
 }
 
-export const isCostSettingsHead = (item: Record<string, unknown>) => item.SK === COST_SETTINGS_SK && typeof item.PK === 'string';
 
 export async function loadCostSettings(pixelId: string): Promise<VersionedCostSettings | undefined> {
   const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: COST_SETTINGS_SK }, ConsistentRead: true }));

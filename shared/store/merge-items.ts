@@ -20,15 +20,16 @@ const REV = 'rev';
  * there first it is read again and merged again, so no writer's changes are lost. All items are
  * read in batches first; only items that lost a race are read again, one by one.
  */
-export async function mergeItems(merges: readonly ItemMerge[], options: { concurrency: number }): Promise<void> {
-  if (merges.length === 0) return;
+export async function mergeItems(merges: readonly ItemMerge[], options: { concurrency: number }): Promise<Array<{ key: ItemKey; rev: number }>> {
+  if (merges.length === 0) return [];
   const stored = new Map((await batchGet(merges.map((update) => update.key), { concurrency: 4 })).map((item) => [idOf(item as ItemKey), item]));
-  await mapWithConcurrency(merges, options.concurrency, async ({ key, merge }) => {
+  // Each item's committed revision, for writers of what derives from it (ad rollups).
+  return mapWithConcurrency(merges, options.concurrency, async ({ key, merge }) => {
     let current = stored.get(idOf(key));
-    await retryUntilCommitted(
+    const rev = await retryUntilCommitted(
       async () => {
         try {
-          await putMerged(key, merge(current), current);
+          return await putMerged(key, merge(current), current);
         } catch (error) {
           if (error instanceof ConditionalCheckFailedException) current = await readItem(key);
           throw error;
@@ -36,10 +37,12 @@ export async function mergeItems(merges: readonly ItemMerge[], options: { concur
       },
       { isConflict: (error) => error instanceof ConditionalCheckFailedException },
     );
+    return { key, rev };
   });
 }
 
-async function putMerged(key: ItemKey, attributes: Record<string, unknown>, current: Record<string, unknown> | undefined): Promise<void> {
+/** Returns the revision written. */
+async function putMerged(key: ItemKey, attributes: Record<string, unknown>, current: Record<string, unknown> | undefined): Promise<number> {
   const revision = current?.[REV] as number | undefined;
   await documentClient.send(
     new PutCommand({
@@ -52,6 +55,7 @@ async function putMerged(key: ItemKey, attributes: Record<string, unknown>, curr
           : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': REV }, ExpressionAttributeValues: { ':rev': revision } }),
     }),
   );
+  return (revision ?? 0) + 1;
 }
 
 async function readItem(key: ItemKey): Promise<Record<string, unknown> | undefined> {

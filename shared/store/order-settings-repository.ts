@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountUpdatedDetail } from '../events/account-updated';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
@@ -11,6 +11,10 @@ import { documentClient, tableName } from './dynamo-client';
 import { newEventId } from '../tracking/event-id';
 import { pendingAttributes } from './pending-index';
 import { queryAll } from './query-all';
+import { MAX_OUTBOX, ORDER_SETTINGS_HEAD_SK as HEAD_SK, outboxOf, pk } from './outbox-heads';
+
+// The consumer of pending items reaches the outbox heads through this module.
+export { outboxOf, pk } from './outbox-heads';
 
 /**
  * Order settings are one snapshot per pixel, versioned for optimistic concurrency.
@@ -39,15 +43,8 @@ export class ConcurrentUpdateError extends RetryableFault {
 }
 
 const CHUNK_BYTES = 300_000;
-/**
- * Unpublished events a head may carry: ~250 bytes each, so the outbox stays within the room the
- * inline chunk leaves under DynamoDB's 400 KB. Reached only when publishing has been failing for
- * a long time; a write is then refused (503, nothing stored) rather than an event dropped.
- */
-export const MAX_OUTBOX = 200;
-const HEAD_SK = 'ORDER_SETTINGS';
+export { MAX_OUTBOX };
 const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
-export const pk = (pixelId: string) => `PIXEL#${pixelId}`;
 const chunkSk = (version: number, writeId: string, index: number) =>
   `${CHUNK_SK_PREFIX}${String(version).padStart(12, '0')}#${writeId}#${String(index).padStart(4, '0')}`;
 const versionOfChunkSk = (sk: string) => Number(sk.slice(CHUNK_SK_PREFIX.length).split('#')[0]);
@@ -80,57 +77,6 @@ export async function loadOrderSettings(pixelId: string): Promise<VersionedOrder
     outbox: outboxOf(head),
     outboxRev: (head.outboxRev as number | undefined) ?? 0,
   };
-}
-
-/**
- * The outbox: the events a write must cause travel in the same conditional PutItem as the write
- * itself, on the head item, which then sits in the pending index until the consumer has published
- * them. A write carries forward the events still pending on the version it replaces, so no
- * committed write's event is lost however quickly writes follow each other.
- */
-export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] {
-  return typeof head.outbox === 'string' ? (JSON.parse(head.outbox) as AccountUpdatedDetail[]) : [];
-}
-
-export const isOrderSettingsHead = (item: Record<string, unknown>) => item.SK === HEAD_SK && typeof item.PK === 'string';
-
-/**
- * Takes published events out of the head's outbox (and the head out of the pending index once
- * the outbox is empty). Conditional on the head not having changed since it was read; a write
- * that committed meanwhile carried the events forward, so they are taken out of its outbox too.
- * Bumping `outboxRev` makes a write that read the outbox before this fail and re-read, so it
- * cannot carry a published event forward again. If this gives up, the events stay pending and
- * are published again under the same eventIds, which subscribers deduplicate. Other settings heads
- * with the same outbox attributes (cost settings) name their sort key.
- */
-export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>, headSk: string = HEAD_SK): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: headSk }, ConsistentRead: true }));
-    if (!head) return;
-    const outbox = outboxOf(head);
-    const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
-    if (remaining.length === outbox.length) return;
-    const rev = head.outboxRev as number | undefined;
-    try {
-      await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { PK: pk(pixelId), SK: headSk },
-          UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
-          ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
-          ExpressionAttributeValues: {
-            ':version': head.version,
-            ':next': (rev ?? 0) + 1,
-            ...(rev === undefined ? {} : { ':rev': rev }),
-            ...(remaining.length === 0 ? {} : { ':outbox': JSON.stringify(remaining) }),
-          },
-        }),
-      );
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
-    }
-  }
 }
 
 /**

@@ -8,16 +8,22 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - API key:          `APIKEY#<sha256>` / `APIKEY`; GSI1 lists a pixel's keys, GSI2 finds one by apiKeyPk
  * - Order settings:   `PIXEL#<pixelId>` / `ORDER_SETTINGS` (head, with the `outbox` until published) and
  *                     `PIXEL#<pixelId>` / `ORDER_SETTINGS#<version>#<n>` (overflow chunks)
+ * - Account:          `PIXEL#<pixelId>` / `ACCOUNT` (name, reporting zone, currency; `outbox` until
+ *                     published, like the order-settings head) (account-repository.ts)
  * - Cost settings:    `PIXEL#<pixelId>` / `COST_SETTINGS` (one JSON snapshot, `version`, the `outbox` until
  *                     published, like the order-settings head) (cost-settings-repository.ts)
  * - SKU costs:        `PIXEL#<pixelId>#SKUCOSTS` / `SKU#<sku>#<effectiveFrom>`, one item per SKU cost line;
  *                     a query with cost measures reads the partition whole (sku-cost-repository.ts)
- * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import)
+ * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import;
+ *                     `rollups`: every month of hours has its rollup item)
  *                     and `PIXEL#<pixelId>#ADS` / `AD#<platform>#<adId>` (metadata, JSON in `ad`);
  *                     one Query lists a pixel's ads, and the head validates a cached list
  * - Hourly metrics:   `PIXEL#<pixelId>#AD#<platform>#<adId>` / `M#<YYYY-MM>`, one item per ad per
  *                     UTC month, the hours packed in the Binary `data` (hourly-metrics-codec.ts);
- *                     a date range is one Query over the months it touches
+ *                     a date range is one BatchGet over the months it touches
+ * - Daily rollups:    `PIXEL#<pixelId>#AD#<platform>#<adId>` / `R#<YYYY-MM>`: the days of one month
+ *                     item's hours in UTC (`u`) and the reporting zone (`tz`, `z`), strings of
+ *                     numbers, `src` the month's `rev` (daily-rollup-codec.ts, ad-repository.ts)
  * - Exchange rates:   `PIXEL#<pixelId>#FX` / `DIRECTORY` (head: `version`) and
  *                     `PIXEL#<pixelId>#FX` / `DATE#<YYYY-MM-DD>` (`rates`: JSON, units per 1 USD)
  * - Dashboard views:  `PIXEL#<pixelId>#VIEWS` / `VIEW#<dashboardViewId>`, one item per view: summary

@@ -94,6 +94,17 @@ describe('npm run import-ads', () => {
     expect((await storedAdIds('px_cli_nd')).sort()).toEqual(['nd-1', 'nd-2']);
   });
 
+  it('rebuilds the daily rollups of a pixel with --rebuild-rollups, prints one summary line, exits 0', async () => {
+    const ads = [...generateDemoAds({ ads: 3, days: 2, end: new Date('2026-03-02T23:00:00Z'), seed: 2 })];
+    await importAds('--pixel', 'px_cli_rebuild', '--file', file('rebuild.json', JSON.stringify({ ads: ads.map(toAdImportInput) })));
+
+    const result = await importAds('--pixel', 'px_cli_rebuild', '--rebuild-rollups');
+
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^Rebuilt the daily rollups of 3 ads \(\d+ months\) of pixel px_cli_rebuild\n$/);
+    expect(result.code).toBe(0);
+  });
+
   it('exits 1 and stores nothing when the document as a whole is unusable', async () => {
     const result = await importAds('--pixel', 'px_cli_bad', '--file', file('bad.json', '{"ads": {}}'));
     expect(result.code).toBe(1);

@@ -106,7 +106,7 @@ describe('ad repository (real SDK, dynalite)', () => {
     const hours = ['2026-01-31T22:00:00Z', '2026-01-31T23:00:00Z', '2026-02-01T00:00:00Z', '2026-02-01T01:00:00Z'];
     await upsertAds('px_month', [ad({ ...key, hourly: hours.map((hour, i) => hourRow(hour, i + 1)) })]);
 
-    expect(await sortKeysOf('PIXEL#px_month#AD#tiktok#boundary')).toEqual(['M#2026-01', 'M#2026-02']);
+    expect(await sortKeysOf('PIXEL#px_month#AD#tiktok#boundary')).toEqual(['M#2026-01', 'M#2026-02', 'R#2026-01', 'R#2026-02']);
     expect(await loadHourlyMetrics('px_month', key, at('2026-01-31T23:00:00Z'), at('2026-02-01T01:00:00Z'))).toEqual([
       row('2026-01-31T23:00:00Z', 2),
       row('2026-02-01T00:00:00Z', 3),

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importAdsFile } from '../../shared/ads/import-ads';
-import { loadHourlyMetrics } from '../../shared/store/ad-repository';
+import { loadHourlyMetrics, loadRollupsForAds } from '../../shared/store/ad-repository';
+import { rollupMonth } from '../../shared/store/daily-rollup-codec';
 import { loadFxTable } from '../../shared/store/fx-repository';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
 import { useFreshTable } from '../support/fresh-table';
@@ -67,6 +68,9 @@ describe('imports running at the same time (real SDK, dynalite)', () => {
             const candidates = [hoursOfA.includes(hour) ? 1 : undefined, hoursOfB.includes(hour) ? 2 : undefined].filter(Boolean);
             expect(candidates).toContain(row.spend);
           }
+          // The daily rollup is the one of the union, whichever import wrote it last.
+          const { cells } = await loadRollupsForAds(pixelId, [{ platform: 'meta', adId: 'a1' }], ...MARCH, { kind: 'utc' });
+          expect(cells.get('meta#a1')).toEqual(rollupMonth('2026-03', stored, 'UTC'));
         },
       ),
       { numRuns: 15 },

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as queryAds } from '../../functions/db-mgmt/query-ads';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { adImportSchema, type AdImportInput } from '../../shared/schemas/ad-import';
-import { upsertAds } from '../../shared/store/ad-repository';
+import { updateAccount } from '../../shared/account/account-service';
+import { rebuildRollups, upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { apiEvent, invoke } from '../support/api-event';
 import { useFreshTable } from '../support/fresh-table';
@@ -91,7 +92,17 @@ const query = (body: Record<string, unknown>) => invoke(queryAds, apiEvent({ met
 const rowsByName = (body: any) => Object.fromEntries(body.rows.map((row: any) => [row.basicDetails.adName, row]));
 const MARCH_1_2 = { start: '2026-03-01', end: '2026-03-02' };
 
-describe('query-ads daily series (exact numbers)', () => {
+/*
+ * The same questions and the same expected numbers against each way the days are read: with the
+ * reporting zone UTC, UTC ranges read the UTC rollups and New York ranges the hours; with the
+ * reporting zone New York, New York ranges read its rollups (rebuilt after the change).
+ */
+describe.each(['UTC', 'America/New_York'])('query-ads daily series (exact numbers), reporting zone %s', (reportingZone) => {
+  beforeAll(async () => {
+    await updateAccount({ pixelId: PIXEL, patch: { timezone: reportingZone }, apiKeyPk: 'ak_test', requestTime: new Date() });
+    await rebuildRollups(PIXEL);
+  });
+
   it('sums each UTC day, converts money at each day\'s rate and derives ratios from the sums', async () => {
     const response = await query({
       measures: ['channel.spend', 'channel.impressions', 'channel.ctr', 'channel.cpc', 'channel.cpm', 'channel.roas', 'meta.spend', 'google.ctr'],
@@ -311,5 +322,59 @@ describe('query-ads validation', () => {
     const legacy = await mintApiKey({ pixelId: PIXEL, scopes: ['attribution_query'] });
     const allowed = await invoke(queryAds, apiEvent({ method: 'POST', path: PATH, headers: { 'x-api-key': legacy.apiKey, 'x-pixel-id': PIXEL }, body: { pixelId: PIXEL } }));
     expect(allowed.status).toBe(200);
+  });
+});
+
+describe('query-ads storage paths', () => {
+  const pixel = 'px_paths';
+  let pathHeaders: Record<string, string>;
+  const ask = (body: Record<string, unknown>) =>
+    invoke(queryAds, apiEvent({ method: 'POST', path: PATH, headers: pathHeaders, body: { pixelId: pixel, measures: ['channel.impressions'], ...body } }));
+  const impressionsOf = (response: any) => response.body.rows[0].data.primary.map((point: any) => [point.dt, point['channel.impressions']]);
+
+  beforeAll(async () => {
+    await updateAccount({ pixelId: pixel, patch: { timezone: 'Asia/Kolkata' }, apiKeyPk: 'ak_test', requestTime: new Date() });
+    await upsertAds(pixel, [adImportSchema.parse(DELTA)]);
+    pathHeaders = { 'x-api-key': (await mintApiKey({ pixelId: pixel, scopes: ['analytics:read'] })).apiKey, 'x-pixel-id': pixel };
+  });
+
+  it('answers whole days in UTC and in the reporting zone from the rollups, and any other zone or clipped range from the hours', async () => {
+    const utc = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' } });
+    const kolkata = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' });
+    const newYork = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' });
+    expect(impressionsOf(utc)).toEqual([['2026-03-08', 19], ['2026-03-09', 6]]);
+    // 05:00Z is 10:30 in Kolkata: the 19 hours from 05:00Z to 23:00Z start on March 8 there.
+    expect(impressionsOf(kolkata)).toEqual([['2026-03-08', 14], ['2026-03-09', 11]]);
+    expect(impressionsOf(newYork)).toEqual([['2026-03-08', 23], ['2026-03-09', 2]]);
+
+    // Take the hours away: what still answers was read from the rollups.
+    const { documentClient, tableName } = await import('../../shared/store/dynamo-client');
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#${pixel}#AD#meta#d1`, SK: 'M#2026-03' } }));
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' } }))).toEqual(impressionsOf(utc));
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' }))).toEqual(impressionsOf(kolkata));
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' }))).toEqual([]);
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08T06:00:00Z', end: '2026-03-09T00:00:00Z' } }))).toEqual([]);
+
+    // A new reporting zone: the Kolkata rollups are not New York's days, so New York reads the
+    // (now missing) hours until a rebuild, and Kolkata is no longer read from rollups either.
+    await updateAccount({ pixelId: pixel, patch: { timezone: 'America/New_York' }, apiKeyPk: 'ak_test', requestTime: new Date() });
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' }))).toEqual([]);
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' }))).toEqual([]);
+  });
+
+  it('answers the columnar format with one array per measure per ad, indexed into one calendar', async () => {
+    const response: any = await ask({ measures: ['channel.impressions', 'channel.ctr'], dateRange: { start: '2026-03-07', end: '2026-03-09' }, format: 'columnar' });
+    expect(response.status).toBe(200);
+    expect(response.body.format).toBe('columnar');
+    expect(response.body.calendar).toEqual({
+      primary: {
+        dt: ['2026-03-07', '2026-03-08', '2026-03-09'],
+        start: ['2026-03-07T00:00:00.000+00:00', '2026-03-08T00:00:00.000+00:00', '2026-03-09T00:00:00.000+00:00'],
+        end: ['2026-03-07T23:59:59.999+00:00', '2026-03-08T23:59:59.999+00:00', '2026-03-09T23:59:59.999+00:00'],
+      },
+    });
+    // The UTC rollups are still there; March 7 has no data, so it is not listed.
+    expect(response.body.rows[0].data).toEqual({ primary: { day: [1, 2], 'channel.impressions': [19, 6], 'channel.ctr': [0, 0] } });
   });
 });

@@ -62,6 +62,18 @@ export function withStorableNumbers<T>(value: T): T {
 }
 
 export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
+  getAccount: { envelope: 'standard', valid: () => fc.constant({}) },
+  updateAccount: {
+    envelope: 'standard',
+    valid: () =>
+      fc
+        .record(
+          { name: validName, timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata'), currency: fc.constantFrom('USD', 'EUR', 'GBP') },
+          { requiredKeys: [] },
+        )
+        .filter((body) => Object.keys(body).length > 0)
+        .map((body) => ({ body })),
+  },
   getOrderSettings: { envelope: 'standard', valid: () => fc.constant({}) },
   putOrderSettings: { envelope: 'standard', valid: () => validSettingsDocument.map((body) => ({ body })) },
   getCostSettings: { envelope: 'standard', valid: () => fc.constant({}) },
@@ -173,6 +185,7 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
             offset: fc.nat(100),
             sortBy: fc.constantFrom('sourceUpdatedAt', 'sourceCreatedAt', 'resourceName'),
             sortDirection: fc.constantFrom('asc', 'desc'),
+            format: fc.constantFrom('rows', 'columnar'),
           },
           { requiredKeys: ['measures', 'dateRange'] },
         )

@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../shared/http/errors';
 import { MAX_RESPONSE_BODY_BYTES, compressResponse } from '../../shared/http/middleware/compress-response';
 
-function afterResponse(body: string, acceptEncoding?: string) {
+function afterResponse(body: string, acceptEncoding?: string, howToNarrow?: string) {
   const request = {
     event: { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } } as unknown as APIGatewayProxyEventV2,
     response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body } as APIGatewayProxyStructuredResultV2,
   };
-  (compressResponse().after as (r: typeof request) => void)(request);
+  (compressResponse(howToNarrow).after as (r: typeof request) => void)(request);
   return request.response;
 }
 
@@ -46,5 +46,10 @@ describe('response compression', () => {
   it('answers 400 when even the compressed body is too large', () => {
     const incompressible = JSON.stringify({ blob: randomBytes(MAX_RESPONSE_BODY_BYTES).toString('base64') });
     expect(() => afterResponse(incompressible, 'gzip')).toThrow(/even compressed.*fewer rows/);
+  });
+
+  it("gives the endpoint's own advice when it has one (query-ads: the columnar format first)", () => {
+    const huge = JSON.stringify({ blob: 'x'.repeat(MAX_RESPONSE_BODY_BYTES) });
+    expect(() => afterResponse(huge, undefined, 'ask for format "columnar"')).toThrow(/to get it compressed\); ask for format "columnar"$/);
   });
 });

@@ -26,7 +26,10 @@ function acceptsGzip(event: APIGatewayProxyEventV2): boolean {
  * what lets a page of daily series for 500 ads leave Lambda at all; and turns a body that is
  * still too large into a 400 that says how to ask for less, instead of a gateway failure.
  */
-export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
+export const compressResponse = (
+  /** How this endpoint's client can ask for less, in the 400's words; the generic advice by default. */
+  howToNarrow = 'ask for fewer rows (limit), measures or days',
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
   name: 'compressResponse',
   after: (request) => {
     const response = request.response;
@@ -35,7 +38,11 @@ export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGat
     const gzip = acceptsGzip(request.event);
     const headers = { ...response.headers, vary: 'accept-encoding' };
     if (gzip && bytes >= MIN_COMPRESSIBLE_BYTES) {
-      const compressed = gzipSync(response.body).toString('base64');
+      // The fastest level first: on a 15 MB page of series it takes a third of the default
+      // level's time for a third more bytes. Only a body that would not fit that way pays for
+      // the smallest output, before being refused.
+      let compressed = gzipSync(response.body, { level: 1 }).toString('base64');
+      if (compressed.length > MAX_RESPONSE_BODY_BYTES) compressed = gzipSync(response.body, { level: 9 }).toString('base64');
       if (compressed.length <= MAX_RESPONSE_BODY_BYTES) {
         request.response = { ...response, headers: { ...headers, 'content-encoding': 'gzip' }, body: compressed, isBase64Encoded: true };
         return;
@@ -46,7 +53,7 @@ export const compressResponse = (): MiddlewareObj<APIGatewayProxyEventV2, APIGat
     }
     const message =
       `The response would be ${(bytes / 1_000_000).toFixed(1)} MB, more than the service can send` +
-      `${gzip ? ' even compressed' : ' (send Accept-Encoding: gzip to get it compressed)'}; ask for fewer rows (limit), measures or days`;
+      `${gzip ? ' even compressed' : ' (send Accept-Encoding: gzip to get it compressed)'}; ${howToNarrow}`;
     throw new BadRequestError(message, [issueAt([], message)]);
   },
 });

@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { currencySchema } from './query-fields';
+import { timeZoneSchema } from './date-time';
+import { displayName } from './display-name';
+
+/**
+ * The account of a pixel: its name, its reporting time zone and its reporting currency. The zone
+ * is the one whose daily rollups of ad metrics are kept next to the UTC ones (README, storage), so
+ * query-ads in that zone reads days rather than hours; queries still default to UTC and USD.
+ */
+export const accountSchema = z.strictObject({
+  name: z.string().nullable(),
+  timezone: z.string(),
+  currency: z.string(),
+});
+export type Account = z.output<typeof accountSchema>;
+
+export const defaultAccount = (): Account => ({ name: null, timezone: 'UTC', currency: 'USD' });
+
+/** PATCH /accounts/api/account: any of the three members, at least one; nothing else. */
+export const accountPatchSchema = z
+  .strictObject({
+    name: displayName.optional(),
+    timezone: timeZoneSchema.optional(),
+    currency: currencySchema.optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'Give at least one of name, timezone, currency' });
+export type AccountPatch = z.output<typeof accountPatchSchema>;

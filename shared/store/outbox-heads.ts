@@ -1,0 +1,81 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountUpdatedDetail } from '../events/account-updated';
+import { documentClient, tableName } from './dynamo-client';
+
+/**
+ * What the pixel's settings heads (order settings, account, cost settings) share: their partition,
+ * their outbox of `accountUpdated` events and its clearing by the pipeline consumer. Kept apart from
+ * the repositories so that a function reading one of them does not load the others' schemas.
+ */
+export const pk = (pixelId: string) => `PIXEL#${pixelId}`;
+export const ORDER_SETTINGS_HEAD_SK = 'ORDER_SETTINGS';
+const HEAD_SK = ORDER_SETTINGS_HEAD_SK;
+
+/**
+ * Unpublished events a head may carry: ~250 bytes each, so the outbox stays within the room the
+ * inline chunk leaves under DynamoDB's 400 KB. Reached only when publishing has been failing for
+ * a long time; a write is then refused (503, nothing stored) rather than an event dropped.
+ */
+export const MAX_OUTBOX = 200;
+
+/**
+ * The outbox: the events a write must cause travel in the same conditional PutItem as the write
+ * itself, on the head item, which then sits in the pending index until the consumer has published
+ * them. A write carries forward the events still pending on the version it replaces, so no
+ * committed write's event is lost however quickly writes follow each other.
+ */
+export function outboxOf(head: Record<string, unknown>): AccountUpdatedDetail[] {
+  return typeof head.outbox === 'string' ? (JSON.parse(head.outbox) as AccountUpdatedDetail[]) : [];
+}
+
+/**
+ * The pixel's outbox heads: the order-settings head, the account head (account-repository.ts) and
+ * the cost-settings head (cost-settings-repository.ts) carry their outbox the same way (`outbox`,
+ * `outboxRev`, `version`, the pending index), so the one consumer of pending items publishes and
+ * clears all three through these functions.
+ */
+export const ACCOUNT_HEAD_SK = 'ACCOUNT';
+export const COST_SETTINGS_HEAD_SK = 'COST_SETTINGS';
+const OUTBOX_HEAD_SKS: readonly string[] = [HEAD_SK, ACCOUNT_HEAD_SK, COST_SETTINGS_HEAD_SK];
+
+export const isOutboxHead = (item: Record<string, unknown>) => OUTBOX_HEAD_SKS.includes(item.SK as string) && typeof item.PK === 'string';
+
+/**
+ * Takes published events out of a head's outbox (and the head out of the pending index once its
+ * outbox is empty). Conditional on the head not having changed since it was read; a write that
+ * committed meanwhile carried the events forward, so they are taken out of its outbox too. Bumping
+ * `outboxRev` makes a write that read the outbox before this fail and re-read, so it cannot carry
+ * a published event forward again. If this gives up, the events stay pending and are published
+ * again under the same eventIds, which subscribers deduplicate.
+ */
+export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<string>, headSk: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: headSk }, ConsistentRead: true }));
+    if (!head) return;
+    const outbox = outboxOf(head);
+    const remaining = outbox.filter((event) => !publishedIds.has(event.eventId));
+    if (remaining.length === outbox.length) return;
+    const rev = head.outboxRev as number | undefined;
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: pk(pixelId), SK: headSk },
+          UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
+          ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
+          ExpressionAttributeValues: {
+            ':version': head.version,
+            ':next': (rev ?? 0) + 1,
+            ...(rev === undefined ? {} : { ':rev': rev }),
+            ...(remaining.length === 0 ? {} : { ':outbox': JSON.stringify(remaining) }),
+          },
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+    }
+  }
+}
+
