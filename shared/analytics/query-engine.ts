@@ -89,7 +89,7 @@ const ORDER_DIMENSIONS: Record<string, (order: QueryOrder, customerType: string)
   'orders.tag': (order) => (order.tags.length > 0 ? [...new Set(order.tags)] : [null]),
 };
 
-const ORDER_FILTER_FIELDS: Record<string, (order: QueryOrder, customerType: string) => unknown> = {
+export const ORDER_FILTER_FIELDS: Record<string, (order: QueryOrder, customerType: string) => unknown> = {
   'orders.source_name': (order) => order.sourceName,
   'orders.payment_gateway': (order) => order.paymentGateway,
   // Both spellings of the type, so `new` and the upstream `new_customer` select the same orders.

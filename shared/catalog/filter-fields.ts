@@ -24,7 +24,7 @@ export const FILTER_OPERATORS = [
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** One name per query endpoint whose body takes `filters`; a later endpoint adds its own. */
-export const FILTER_CONTEXTS = ['query_ads', 'query_measures'] as const;
+export const FILTER_CONTEXTS = ['query_ads', 'query_measures', 'query_attribution'] as const;
 export type FilterContext = (typeof FILTER_CONTEXTS)[number];
 
 /**
@@ -160,7 +160,9 @@ const NARROWS_ORDERS = 'Narrows the orders.* measures (and the order parts of co
 const NARROWS_EVENTS = 'Narrows the events.* measures.';
 
 function queryAttribute(field: string, label: string, supportedOperators: readonly FilterOperator[], description: string, values?: readonly string[]): FilterFieldEntry {
-  return adAttribute(field, label, supportedOperators, description, values, ['query_measures']);
+  // Order fields also narrow the orders an attribution query credits.
+  const contexts: readonly FilterContext[] = field.startsWith('orders.') ? ['query_measures', 'query_attribution'] : ['query_measures'];
+  return adAttribute(field, label, supportedOperators, description, values, contexts);
 }
 
 /** Fields of POST /db-mgmt/api/query: a condition narrows the measures of its own namespace. */
