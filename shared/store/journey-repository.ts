@@ -62,7 +62,7 @@ export function orderIdentifiers(order: { orderId: string; customer: Order['cust
 
 const deliveryId = (eventId: string, entryId: string) => `${eventId}@${entryId}`;
 
-type TouchpointEntry = [number, string, ...Array<string | null>];
+export type TouchpointEntry = [number, string, ...Array<string | null>];
 
 function touchpointEntry(event: StoredEvent): TouchpointEntry | undefined {
   const signal = classifyTouchpoint(event);
@@ -82,7 +82,7 @@ function touchpointEntry(event: StoredEvent): TouchpointEntry | undefined {
   ];
 }
 
-function touchpointOf(id: string, entry: TouchpointEntry): Touchpoint {
+export function touchpointOf(id: string, entry: TouchpointEntry): Touchpoint {
   const [at, source, utmSource, utmMedium, utmCampaign, utmContent, utmTerm, campaignId, adsetId, adId] = entry as [number, string, ...Array<string | null>];
   const utm: Touchpoint['utm'] = {};
   if (utmSource) utm.utm_source = utmSource;
@@ -93,7 +93,7 @@ function touchpointOf(id: string, entry: TouchpointEntry): Touchpoint {
   return { id, at, source, utm, campaignId: campaignId ?? null, adsetId: adsetId ?? null, adId: adId ?? null };
 }
 
-interface EntryWrite {
+export interface EntryWrite {
   identifier: string;
   map: 'l' | 't';
   key: string;
@@ -101,7 +101,7 @@ interface EntryWrite {
 }
 
 /** What one stored delivery writes: its links in each identifier's item, its touchpoint under the first. */
-function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
+export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
   const ids = eventIdentifiers(event);
   if (ids.length === 0) return [];
   const delivery = deliveryId(event.eventId, entryId);
