@@ -1,5 +1,5 @@
 import type { Projector } from '../pipeline/projector';
-import { applyJourneyEvents, applyJourneyOrders, retractDeliveries } from '../store/journey-repository';
+import { applyJourneyEvents, applyJourneyOrders, retractDeliveries, writeInitialJourneys } from '../store/journey-repository';
 
 /**
  * Keeps the identity graph and every person's touchpoints (journey-repository.ts) current with
@@ -18,4 +18,7 @@ export const journeyProjector: Projector = {
     await applyJourneyEvents(pixelId, entries.flatMap((entry) => entry.events.map((event) => ({ entryId: entry.entryId, event }))));
     if (entries.length === 0 && orders.length > 0) await applyJourneyOrders(pixelId, orders);
   },
+  // Seeding stands for an import of the orders plus the consumer's entries: the orders are linked.
+  seedInitial: ({ pixelId, entries, orders }) =>
+    writeInitialJourneys(pixelId, entries.flatMap((entry) => entry.events.map((event) => ({ entryId: entry.entryId, event }))), orders),
 };

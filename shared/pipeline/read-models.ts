@@ -13,3 +13,19 @@ export async function runProjectors(batch: Parameters<Projector['project']>[0], 
   if (batch.entries.length === 0 && batch.orders.length === 0) return;
   for (const projector of projectors) await projector.project(batch);
 }
+
+/**
+ * Brings every read model (or the given ones) up to a whole set of entries and orders of a pixel
+ * that has no read-model items yet: each projector's bulk `seedInitial`, or its `project` (orders
+ * first, as the import hands them, then the entries, as the consumer does).
+ */
+export async function seedProjectors(batch: Parameters<Projector['project']>[0], projectors: readonly Projector[] = readModelProjectors): Promise<void> {
+  for (const projector of projectors) {
+    if (projector.seedInitial) {
+      await projector.seedInitial(batch);
+    } else {
+      await projector.project({ pixelId: batch.pixelId, entries: [], orders: batch.orders });
+      for (let start = 0; start < batch.entries.length; start += 10) await projector.project({ pixelId: batch.pixelId, entries: batch.entries.slice(start, start + 10), orders: [] });
+    }
+  }
+}

@@ -15,9 +15,10 @@ import type { VersionedOrder } from './order-repository';
  * touchpoints, kept by the `attribution-journeys` projector.
  *
  * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
- * - `l` (links): the identifiers seen together with this one: `ev:<eventId>@<entryId>` → JSON list
- *   of an event's identifiers; `or:<orderId>` → `{ v, ids }`, an imported order's identifiers
- *   (with the order store's version, never replaced by an older one);
+ * - `l` (links): identifiers seen together with this one: `ev:<eventId>@<entryId>` → JSON list:
+ *   in the item of the event's first identifier, its other identifiers; in the others' items, the
+ *   first one; `or:<orderId>` → `{ v, ids }`, an imported order's identifiers (with the order
+ *   store's version, never replaced by an older one);
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
@@ -106,10 +107,13 @@ export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
   if (ids.length === 0) return [];
   const delivery = deliveryId(event.eventId, entryId);
   const writes: EntryWrite[] = [];
-  // A lone identifier links nothing; only events that tie two together are kept as links.
+  // A lone identifier links nothing; only events that tie two together are kept as links. The
+  // first identifier's item holds the whole list; each other one's names the first only (a star:
+  // the walk reaches the whole list in one more round, and the items stay small).
   if (ids.length >= 2) {
-    const value = JSON.stringify(ids);
-    for (const identifier of ids) writes.push({ identifier, map: 'l', key: `ev:${delivery}`, value });
+    const [hub, ...others] = ids as [string, ...string[]];
+    writes.push({ identifier: hub, map: 'l', key: `ev:${delivery}`, value: JSON.stringify(others) });
+    for (const identifier of others) writes.push({ identifier, map: 'l', key: `ev:${delivery}`, value: JSON.stringify([hub]) });
   }
   const touchpoint = touchpointEntry(event);
   if (touchpoint) writes.push({ identifier: ids[0]!, map: 't', key: delivery, value: JSON.stringify(touchpoint) });
@@ -311,7 +315,7 @@ export async function readJourneyGraph(pixelId: string, start: readonly string[]
       const identifier = (item.PK as string).slice(`PIXEL#${pixelId}#AJ#`.length);
       for (const value of Object.values((item.l ?? {}) as Record<string, string | { ids: string }>)) {
         const ids = JSON.parse(typeof value === 'string' ? value : value.ids) as string[];
-        graph.links.push(ids);
+        graph.links.push([identifier, ...ids]);
         for (const id of ids) if (!fetched.has(id)) next.add(id);
       }
       const touchpoints = Object.entries((item.t ?? {}) as Record<string, string>).map(([id, text]) => touchpointOf(id, JSON.parse(text) as TouchpointEntry));

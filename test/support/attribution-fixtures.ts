@@ -23,7 +23,7 @@ export function graphOf(events: readonly StoredEvent[]): JourneyGraph {
   const touchpoints = new Map<string, ReturnType<typeof touchpointOf>[]>();
   for (const event of events) {
     for (const write of writesOf('01KENTRY', event)) {
-      if (write.map === 'l') links.set(write.key, JSON.parse(write.value) as string[]);
+      if (write.map === 'l') links.set(`${write.key}\u0000${write.identifier}`, [write.identifier, ...(JSON.parse(write.value) as string[])]);
       else {
         const list = touchpoints.get(write.identifier) ?? [];
         list.push(touchpointOf(write.key, JSON.parse(write.value) as TouchpointEntry));
