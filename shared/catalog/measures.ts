@@ -278,7 +278,7 @@ const ATTRIBUTION_MEASURES: readonly MeasureCatalogEntry[] = (
     { id: 'attribution.roas', title: 'Attributed ROAS', shortTitle: 'Attr. ROAS', description: `Attributed revenue \u00f7 spend of the same dimension value and bucket. ${JOINED_SPEND} No value when nothing was spent.`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
     { id: 'attribution.cpa', title: 'Attributed cost per acquisition', shortTitle: 'Attr. CPA', description: `Spend \u00f7 attributed orders of the same dimension value and bucket. ${JOINED_SPEND} No value without attributed orders.`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'down' },
   ] satisfies QueryMeasureSpec[]
-).map((spec) => ({ ...spec, namespace: 'attribution', contexts: ['query_attribution'] as const }));
+).map((spec) => ({ ...spec, namespace: 'attribution', contexts: ['query_attribution', 'dashboards'] as const }));
 
 /** The whole catalog, in the order GET /db-mgmt/api/measures lists it. */
 export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...ATTRIBUTION_MEASURES, ...AD_MEASURES.map(({ entry }) => entry)];
