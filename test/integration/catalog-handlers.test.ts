@@ -63,7 +63,7 @@ describe('GET /db-mgmt/api/measures', () => {
     const ids = async (query: string) => (await measures(headers, query)).body!.measures.map((m: { id: string }) => m.id);
 
     expect(await ids('?search=meta%20cpm')).toEqual(['meta.cpm']);
-    expect(await ids('?search=ROAS')).toEqual(['core.roas', 'core.new_customer_roas', 'channel.roas']);
+    expect(await ids('?search=ROAS')).toEqual(['core.roas', 'core.new_customer_roas', 'attribution.roas', 'channel.roas']);
     expect(await ids('?search=TikTok')).toEqual(AD_MEASURE_IDS.filter((id) => id.startsWith('tiktok.')));
     expect(await ids('?search=no-such-measure')).toEqual([]);
     expect(await ids('?search=')).toEqual(MEASURES.map((measure) => measure.id));
