@@ -266,7 +266,7 @@ const QUERY_MEASURES: readonly MeasureCatalogEntry[] = [...ORDER_MEASURES, ...EV
 }));
 
 const CREDITED = 'The sum of the shares of counted orders the attribution model credits to the dimension value (every order is credited in full across the values, to null when no touchpoint of its person falls in the window; any_click credits each value touched in full, so its totals may exceed the orders).';
-const JOINED_SPEND = 'Spend (channel.spend) is joined for dimensions source (meta, google, tiktok), channel.campaign_id, channel.adset_id and channel.ad_id only.';
+const JOINED_SPEND = 'Spend (channel.spend) is joined for dimensions source (the three ad platforms), channel.campaign_id, channel.adset_id and channel.ad_id only.';
 
 const ATTRIBUTION_MEASURES: readonly MeasureCatalogEntry[] = (
   [
