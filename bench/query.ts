@@ -13,8 +13,10 @@ import { cohortCases, COHORT_ROUTE_ID, writeCostInputs } from './query-cohort';
 /**
  * The analytics query section: a pixel with 100,000 orders and about 1,000,000 events over 365
  * days, plus the demo ad set over the same year, then POST /db-mgmt/api/query through the whole
- * handler. The read-model items are written directly with the projectors' own item builder
- * (`writeInitialReadModels`): feeding a year through ingestion would take most of the bench.
+ * handler, and POST /db-mgmt/api/query-attribution on the same data (the generator gives each
+ * order a journey of about 3 touchpoints: ad clicks with ad ids, searches, emails). The read-model
+ * items are written directly with the projectors' own bulk builders (`writeInitialReadModels`,
+ * `writeInitialJourneys`): feeding a year through ingestion would take most of the bench.
  */
 export interface QueryBenchDataset {
   pixelId: string;
@@ -40,6 +42,7 @@ export interface QueryBenchResult {
 }
 
 const ROUTE_ID = 'query' as const;
+const ATTRIBUTION_ROUTE_ID = 'queryAttribution' as const;
 /** 100,000 orders a year: 274 a day on average (the generator adds 20 % on weekends). */
 const ORDERS_PER_DAY = 259;
 /** With 4 events per order, visits that do not buy bring the year to about 1,000,000 events. */
@@ -71,6 +74,34 @@ export const queryCases = [
   },
 ] as const;
 
+const NINETY_DAYS = { start: '2026-08-26', end: '2026-11-23' };
+const ATTRIBUTION_MEASURES = ['attribution.orders', 'attribution.revenue', 'attribution.new_customer_orders'];
+const ALL_MODELS = ['first_click', 'last_click', 'any_click', 'linear', 'time_decay', 'position_based'];
+
+/** Attribution over 90 days, window 30: one model and all six, by source (with spend) and by ad id. */
+export const attributionCases = [
+  {
+    id: 'attribution.source90',
+    description: 'attribution by source over 90 days, window 30, last_click, orders, revenue, new customers, spend, ROAS',
+    body: { dimension: 'source', attributionModel: 'last_click', attributionWindow: 30, measures: [...ATTRIBUTION_MEASURES, 'channel.spend', 'attribution.roas'], dateRange: NINETY_DAYS },
+  },
+  {
+    id: 'attribution.source90AllModels',
+    description: 'the same, all six models side by side',
+    body: { dimension: 'source', attributionModel: ALL_MODELS, attributionWindow: 30, measures: [...ATTRIBUTION_MEASURES, 'channel.spend', 'attribution.roas'], dateRange: NINETY_DAYS },
+  },
+  {
+    id: 'attribution.adId90',
+    description: 'attribution by channel.ad_id over 90 days, window 30, last_click, with spend and ROAS',
+    body: { dimension: 'channel.ad_id', attributionModel: 'last_click', attributionWindow: 30, measures: [...ATTRIBUTION_MEASURES, 'channel.spend', 'attribution.roas'], dateRange: NINETY_DAYS },
+  },
+  {
+    id: 'attribution.adId90AllModels',
+    description: 'the same by channel.ad_id, all six models side by side',
+    body: { dimension: 'channel.ad_id', attributionModel: ALL_MODELS, attributionWindow: 30, measures: [...ATTRIBUTION_MEASURES, 'channel.spend', 'attribution.roas'], dateRange: NINETY_DAYS },
+  },
+] as const;
+
 export async function measureQuery(options: {
   dataset: QueryBenchDataset;
   projectRoot: string;
@@ -88,15 +119,20 @@ export async function measureQuery(options: {
     const written = await writeDataset(dataset, log);
     log(`  ${written.orders.toLocaleString('en-US')} orders, ${written.events.toLocaleString('en-US')} events, ${written.ads} ads in ${written.writeSeconds.toFixed(1)} s`);
 
-    const handlers = await importHandlers([ROUTE_ID, COHORT_ROUTE_ID], options.projectRoot);
+    const handlers = await importHandlers([ROUTE_ID, COHORT_ROUTE_ID, ATTRIBUTION_ROUTE_ID], options.projectRoot);
     const { mintApiKey } = await import('../shared/auth/api-key-service');
     const { BENCH_RATE_LIMITS } = await import('./bench-keys');
-    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID, COHORT_ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
+    const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID, COHORT_ROUTE_ID, ATTRIBUTION_ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
     const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
 
     const cases: Record<string, QueryCaseResult> = {};
     const failed: Record<string, string> = {};
-    for (const queryCase of [...queryCases.map((entry) => ({ ...entry, routeId: ROUTE_ID })), ...cohortCases]) {
+    const allCases = [
+      ...queryCases.map((queryCase) => ({ ...queryCase, routeId: ROUTE_ID })),
+      ...attributionCases.map((queryCase) => ({ ...queryCase, routeId: ATTRIBUTION_ROUTE_ID })),
+      ...cohortCases,
+    ];
+    for (const queryCase of allCases) {
       log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
       try {
       const request = { routeId: queryCase.routeId, body: { pixelId: dataset.pixelId, ...queryCase.body } };
@@ -122,6 +158,7 @@ export async function measureQuery(options: {
 async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void) {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
   const { writeInitialReadModels } = await import('../shared/store/query-read-models');
+  const { writeInitialJourneys } = await import('../shared/store/journey-repository');
   const { upsertAds } = await import('../shared/store/ad-repository');
   const { upsertFxRates } = await import('../shared/store/fx-repository');
   const started = performance.now();
@@ -146,11 +183,15 @@ async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => v
   const orders = [];
   let events = 0;
   let chunk = [];
+  // Journey items are per identifier, which spans days: kept and written whole at the end.
+  const deliveries: Array<{ entryId: string; event: ReturnType<typeof toStoredEvent> }> = [];
   // Event items are per UTC day, so a chunk of days is written whole; orders (whose customer
   // items span days) are written once at the end.
   for (const day of days) {
     for (const line of day.orders) orders.push({ order: mergeOrder(undefined, orderUpdateFromImport(line, dataset.end), dataset.end).order, version: 1 });
-    chunk.push(...day.events.map((input, i) => toStoredEvent(input, { eventId: `bench-${day.date}-${i}`, eventIdSource: 'server', receivedAt: dataset.end })));
+    const dayEvents = day.events.map((input, i) => toStoredEvent(input, { eventId: `bench-${day.date}-${i}`, eventIdSource: 'server', receivedAt: dataset.end }));
+    chunk.push(...dayEvents);
+    for (const event of dayEvents) deliveries.push({ entryId: `00BENCH${day.date}`, event });
     if (chunk.length > 100_000) {
       events += chunk.length;
       await writeInitialReadModels(dataset.pixelId, [], chunk.splice(0));
@@ -160,5 +201,7 @@ async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => v
   events += chunk.length;
   await writeInitialReadModels(dataset.pixelId, [], chunk);
   await writeInitialReadModels(dataset.pixelId, orders, []);
+  log(`  writing the journeys of ${deliveries.length.toLocaleString('en-US')} events...`);
+  await writeInitialJourneys(dataset.pixelId, deliveries, orders);
   return { orders: orders.length, events, ads: adOptions.ads, writeSeconds: (performance.now() - started) / 1000 };
 }

@@ -174,6 +174,14 @@ export const routes = {
     writes: false,
     summary: 'List ads, with optional daily series',
   },
+  queryAttribution: {
+    method: 'POST',
+    path: '/db-mgmt/api/query-attribution',
+    handler: 'functions/db-mgmt/query-attribution.ts',
+    scope: 'analytics:read',
+    writes: false,
+    summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
+  },
   ingestEvents: {
     method: 'POST',
     path: '/tr/api/events',

@@ -167,11 +167,9 @@ function demoAd(index: number, seed: number, firstHour: number, lastHour: number
     platform,
     accountId: account.accountId,
     accountName: account.accountName,
-    campaignId: `${platformIdPrefix(platform)}1${String(campaignNumber).padStart(9, '0')}`,
+    ...demoAdIds(platform, nth),
     campaignName: cycleName(CAMPAIGNS[platform], campaignNumber),
-    adsetId: `${platformIdPrefix(platform)}2${String(adsetNumber).padStart(9, '0')}`,
     adsetName: cycleName(ADSETS[platform], adsetNumber),
-    adId: `${platformIdPrefix(platform)}3${String(nth).padStart(9, '0')}`,
     adName: `${creative} – v${1 + (nth % 3)}`,
     status: ownStatus,
     configuredStatus: ownStatus,
@@ -184,6 +182,23 @@ function demoAd(index: number, seed: number, firstHour: number, lastHour: number
     createdAt: new Date(createdAt).toISOString(),
     updatedAt: new Date(updatedAt).toISOString(),
     hourly,
+  };
+}
+
+/** How many ads each platform's demo campaigns hold: a campaign's ads are `nth` = campaign × this … + this − 1. */
+export const DEMO_ADS_PER_CAMPAIGN = ADS_PER_ADSET * ADSETS_PER_CAMPAIGN;
+
+/**
+ * The ids of a platform's `nth` demo ad (its campaign, ad set and own id): the ids the demo ads
+ * are imported with, and the ones the demo journeys' landing URLs carry (`campaign_id`, `adset_id`, `ad_id`).
+ */
+export function demoAdIds(platform: Platform, nth: number): { campaignId: string; adsetId: string; adId: string } {
+  const adsetNumber = Math.floor(nth / ADS_PER_ADSET);
+  const campaignNumber = Math.floor(adsetNumber / ADSETS_PER_CAMPAIGN);
+  return {
+    campaignId: `${platformIdPrefix(platform)}1${String(campaignNumber).padStart(9, '0')}`,
+    adsetId: `${platformIdPrefix(platform)}2${String(adsetNumber).padStart(9, '0')}`,
+    adId: `${platformIdPrefix(platform)}3${String(nth).padStart(9, '0')}`,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { OrderImport } from '../../shared/orders/order';
 import type { TrackingEventInput } from '../../shared/tracking/event-schema';
 import { AD_PLATFORMS } from '../../shared/catalog/measures';
-import { CAMPAIGNS, mix, prng } from './demo-ads';
+import { CAMPAIGNS, DEMO_ADS_PER_CAMPAIGN, demoAdIds, mix, prng } from './demo-ads';
 import { demoItems } from './demo-costs';
 
 /**
@@ -55,14 +55,51 @@ function weighted<T>(random: () => number, options: ReadonlyArray<readonly [T, n
   return options[options.length - 1]![0];
 }
 
-/** The landing page of a visit: a demo campaign's UTM parameters 60 % of the time, organic otherwise. */
-function landingUrl(random: () => number): string {
+/**
+ * The landing page of a visit: a demo campaign's ad 60 % of the time, with its UTM parameters and
+ * the ad-id parameters of one of the campaign's ads (the URL template README documents), organic
+ * otherwise. The ad within the campaign is drawn from `pick`, so the main draws stay as they were.
+ */
+function landingUrl(random: () => number, pick: () => number): string {
   if (random() < 0.4) return 'https://northwind.example/';
+  return adLandingUrl(random, pick);
+}
+
+function adLandingUrl(random: () => number, pick: () => number): string {
   const platform = AD_PLATFORMS[Math.floor(random() * AD_PLATFORMS.length)]!;
   const campaigns = CAMPAIGNS[platform];
   const [source, medium] = UTM_SOURCES[platform];
-  const campaign = slug(campaigns[Math.floor(random() * campaigns.length)]!);
-  return `https://northwind.example/collections/outerwear?utm_source=${source}&utm_medium=${medium}&utm_campaign=${campaign}`;
+  const campaignNumber = Math.floor(random() * campaigns.length);
+  const campaign = slug(campaigns[campaignNumber]!);
+  const ids = demoAdIds(platform, campaignNumber * DEMO_ADS_PER_CAMPAIGN + Math.floor(pick() * DEMO_ADS_PER_CAMPAIGN));
+  return `https://northwind.example/collections/outerwear?utm_source=${source}&utm_medium=${medium}&utm_campaign=${campaign}&campaign_id=${ids.campaignId}&adset_id=${ids.adsetId}&ad_id=${ids.adId}`;
+}
+
+const SEARCH_REFERRERS = ['https://www.google.com/', 'https://www.bing.com/', 'https://duckduckgo.com/'] as const;
+const EMAIL_CAMPAIGNS = ['weekly_digest', 'back_in_stock', 'spring_launch'] as const;
+
+/**
+ * The visits of a buyer's browser in the days before an order (attribution's journeys): 1 to 3 of
+ * an ad click, an organic search, an email click and a direct visit, each 6 hours to 20 days earlier.
+ * They carry the browser's anonymous id only, so the query's visitor counts are unchanged.
+ */
+function earlierVisits(journey: () => number, placed: number, anonymousId: string, now: number): TrackingEventInput[] {
+  const count = 1 + Math.floor(journey() * 3);
+  const visits: TrackingEventInput[] = [];
+  for (let v = 0; v < count; v++) {
+    const at = placed - Math.floor((0.25 + journey() * 19.75) * DAY_MS);
+    if (at > now) continue;
+    const kind = journey();
+    const user = { anonymousId };
+    const timestamp = new Date(at).toISOString();
+    if (kind < 0.45) visits.push({ name: 'page_view', timestamp, user, page: { url: adLandingUrl(journey, journey) } });
+    else if (kind < 0.65) visits.push({ name: 'page_view', timestamp, user, page: { url: 'https://northwind.example/products/rain-jacket', referrer: SEARCH_REFERRERS[Math.floor(journey() * SEARCH_REFERRERS.length)]! } });
+    else if (kind < 0.85) {
+      const campaign = EMAIL_CAMPAIGNS[Math.floor(journey() * EMAIL_CAMPAIGNS.length)]!;
+      visits.push({ name: 'page_view', timestamp, user, page: { url: `https://northwind.example/?utm_source=klaviyo&utm_medium=email&utm_campaign=${campaign}` } });
+    } else visits.push({ name: 'page_view', timestamp, user, page: { url: 'https://northwind.example/' } });
+  }
+  return visits;
 }
 
 export function* generateDemoDays(options: DemoOrdersOptions): Generator<DemoDay> {
@@ -77,6 +114,8 @@ function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number
   const random = prng(mix(options.seed, dayNumber));
   // Items and shipping draw from a stream of their own: the orders' other fields stay as they were.
   const costRandom = prng(mix(options.seed + 1, dayNumber));
+  // Journeys draw from their own stream, so adding them left every order and event above as it was.
+  const journey = prng(mix(options.seed ^ 0x4a0b_11e7, dayNumber));
   const now = options.end.getTime();
   const date = new Date(dayStart).toISOString().slice(0, 10);
   const weekday = new Date(dayStart).getUTCDay();
@@ -121,18 +160,21 @@ function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number
       items,
       ...shipping,
     });
-    const url = landingUrl(random);
+    const url = landingUrl(random, journey);
+    // The shopper's browser: the same first-party anonymous id on every visit, orders included.
+    const anonymousId = `nw-${shopper}`;
     const visitor = { click: { fbp } };
+    events.push(...earlierVisits(journey, placed, anonymousId, now));
     events.push(
-      { name: 'page_view', timestamp: at(placed - 25 * MINUTE_MS), page: { url }, ...visitor },
-      { name: 'add_to_cart', timestamp: at(placed - 15 * MINUTE_MS), page: { url: 'https://northwind.example/products/rain-jacket' }, ...visitor },
-      { name: 'begin_checkout', timestamp: at(placed - 5 * MINUTE_MS), page: { url: 'https://northwind.example/checkout' }, ...visitor, user: { emails: [email] } },
+      { name: 'page_view', timestamp: at(placed - 25 * MINUTE_MS), page: { url }, ...visitor, user: { anonymousId } },
+      { name: 'add_to_cart', timestamp: at(placed - 15 * MINUTE_MS), page: { url: 'https://northwind.example/products/rain-jacket' }, ...visitor, user: { anonymousId } },
+      { name: 'begin_checkout', timestamp: at(placed - 5 * MINUTE_MS), page: { url: 'https://northwind.example/checkout' }, ...visitor, user: { emails: [email], anonymousId } },
       {
         name: 'purchase',
         timestamp: at(placed),
         page: { url },
         ...visitor,
-        user: { emails: [email] },
+        user: { emails: [email], anonymousId },
         data: { orderId, value, currency },
       },
     );
@@ -143,7 +185,7 @@ function demoDay(options: DemoOrdersOptions, dayStart: number, dayNumber: number
     const start = visitTime() - 30 * MINUTE_MS;
     if (start > now) continue;
     const fbp = `fb.1.${1_800_000_000_000 + dayNumber * 10_000 + i}.${i}`;
-    const url = landingUrl(random);
+    const url = landingUrl(random, journey);
     const pages = 1 + Math.floor(random() * 3);
     for (let p = 0; p < pages; p++) events.push({ name: 'page_view', timestamp: at(start + p * 2 * MINUTE_MS), page: { url: p === 0 ? url : 'https://northwind.example/products' }, click: { fbp } });
     if (random() < 0.3) events.push({ name: 'add_to_cart', timestamp: at(start + 8 * MINUTE_MS), click: { fbp } });

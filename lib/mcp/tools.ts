@@ -15,6 +15,7 @@ export const MCP_TOOLS = {
   list_filter_fields: 'getFilters',
   query: 'query',
   query_ads: 'queryAds',
+  query_attribution: 'queryAttribution',
   query_cohort_analysis: 'queryCohortAnalysis',
   list_dashboard_views: 'listDashboardViews',
   get_dashboard_view: 'getDashboardView',

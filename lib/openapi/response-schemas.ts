@@ -124,6 +124,23 @@ export const queryResponseSchema = z.object({
   ),
 });
 
+export const queryAttributionResponseSchema = z.object({
+  results: z.array(
+    z.object({
+      attributionModel: z.string(),
+      attributionWindow: z.number().int(),
+      dimension: z.string(),
+      granularity: z.string(),
+      dateRange: range,
+      compareDateRange: range.nullable(),
+      timezone: z.string(),
+      currency: z.string(),
+      measureDetails: z.array(measureDetail),
+      data: z.object({ primary: z.array(seriesPoint), compare: z.array(seriesPoint) }),
+    }),
+  ),
+});
+
 /** One cohort in one period: the cohort's acquisition bucket, the period's bounds and whether it has ended. */
 const cohortPoint = z
   .object({ dt: z.string(), start: z.string(), end: z.string(), period: z.number().int(), periodStart: z.string(), periodEnd: z.string(), complete: z.boolean() })

@@ -12,6 +12,7 @@ import {
 } from '../../shared/schemas/dashboard-view';
 import { costSettingsInputSchema } from '../../shared/schemas/cost-settings';
 import { orderSettingsInputSchema, orderSettingsSchema } from '../../shared/schemas/order-settings';
+import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
 import { queryCohortRequestSchema } from '../../shared/schemas/query-cohort';
 import { queryAdsRequestSchema } from '../../shared/schemas/query-ads';
 import { queryRequestSchema } from '../../shared/schemas/query-measures';
@@ -26,6 +27,7 @@ import {
   ingestEventsResponseSchema,
   measuresResponseSchema,
   queryAdsResponseSchema,
+  queryAttributionResponseSchema,
   queryCohortResponseSchema,
   queryResponseSchema,
 } from './response-schemas';
@@ -78,6 +80,7 @@ export const routeDocuments: Record<RouteId, RouteDocument> = {
   getMeasures: { tag: 'Catalogs', request: { query: measuresQuerySchema }, response: measuresResponseSchema },
   getFilters: { tag: 'Catalogs', request: { query: filtersQuerySchema }, response: filtersResponseSchema },
   query: { tag: 'Analytics', request: { body: queryRequestSchema }, response: queryResponseSchema },
+  queryAttribution: { tag: 'Analytics', request: { body: queryAttributionRequestSchema }, response: queryAttributionResponseSchema },
   queryCohortAnalysis: { tag: 'Analytics', request: { body: queryCohortRequestSchema }, response: queryCohortResponseSchema },
   queryAds: { tag: 'Analytics', request: { body: queryAdsRequestSchema }, response: queryAdsResponseSchema },
   ingestEvents: {

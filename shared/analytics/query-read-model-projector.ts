@@ -1,5 +1,5 @@
 import type { Projector } from '../pipeline/projector';
-import { applyEvents, applyOrders, retractEvents } from '../store/query-read-models';
+import { applyEvents, applyOrders, retractEvents, writeInitialReadModels } from '../store/query-read-models';
 
 /**
  * Keeps the analytics query's read models (order facts by order day, refund day and customer
@@ -16,4 +16,5 @@ export const queryReadModelProjector: Projector = {
     if (events.length > 0) await applyEvents(pixelId, events);
     if (orders.length > 0) await applyOrders(pixelId, orders);
   },
+  seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events)),
 };

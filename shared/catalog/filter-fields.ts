@@ -24,7 +24,7 @@ export const FILTER_OPERATORS = [
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** One name per query endpoint whose body takes `filters`; a later endpoint adds its own. */
-export const FILTER_CONTEXTS = ['query_ads', 'query_measures', 'query_cohort'] as const;
+export const FILTER_CONTEXTS = ['query_ads', 'query_measures', 'query_attribution', 'query_cohort'] as const;
 export type FilterContext = (typeof FILTER_CONTEXTS)[number];
 
 /**
@@ -165,13 +165,17 @@ function queryAttribute(
   supportedOperators: readonly FilterOperator[],
   description: string,
   values?: readonly string[],
-  contexts: readonly FilterContext[] = ['query_measures'],
+  // Order fields also narrow the orders an attribution query credits.
+  contexts: readonly FilterContext[] = field.startsWith('orders.') ? ['query_measures', 'query_attribution'] : ['query_measures'],
 ): FilterFieldEntry {
   return adAttribute(field, label, supportedOperators, description, values, contexts);
 }
 
-/** Order fields that also pick the customers of POST /db-mgmt/api/query-cohort-analysis, by their first counted order. */
-const ORDER_CONTEXTS: readonly FilterContext[] = ['query_measures', 'query_cohort'];
+/**
+ * Order fields that also narrow the orders an attribution query credits, and pick the customers of
+ * POST /db-mgmt/api/query-cohort-analysis by their first counted order.
+ */
+const ORDER_CONTEXTS: readonly FilterContext[] = ['query_measures', 'query_attribution', 'query_cohort'];
 const PICKS_COHORTS = 'In query_cohort it picks which customers form the cohorts, by their first counted order.';
 
 /** Fields of POST /db-mgmt/api/query: a condition narrows the measures of its own namespace. */

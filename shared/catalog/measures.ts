@@ -13,7 +13,7 @@ export type MeasureFormat = (typeof MEASURE_FORMATS)[number];
  * Where a measure id may be used. A name per consumer rather than per endpoint family, so that a
  * measure can be offered to dashboards before, or without, a query endpoint that computes it.
  */
-export const MEASURE_CONTEXTS = ['query', 'query_ads', 'dashboards', 'query_cohort'] as const;
+export const MEASURE_CONTEXTS = ['query', 'query_ads', 'query_attribution', 'dashboards', 'query_cohort'] as const;
 export type MeasureContext = (typeof MEASURE_CONTEXTS)[number];
 
 export interface MeasureCatalogEntry {
@@ -190,7 +190,8 @@ function adMeasure(namespace: 'channel' | AdPlatform, metric: ChannelMetric): Ad
       isAverage: spec.compute.kind === 'ratio',
       isPercentage: spec.isPercentage,
       preferredTrendDirection: spec.preferredTrendDirection,
-      contexts: ['query', 'query_ads', 'dashboards'],
+      // Spend also sits next to attributed revenue, joined by campaign, ad set, ad or platform.
+      contexts: namespace === 'channel' && metric === 'spend' ? ['query', 'query_ads', 'query_attribution', 'dashboards'] : ['query', 'query_ads', 'dashboards'],
     },
     definition: { platform, compute: spec.compute },
   };
@@ -305,8 +306,23 @@ const COHORT_MEASURES: readonly MeasureCatalogEntry[] = (
   ] satisfies ReadonlyArray<QueryMeasureSpec & { id: CohortMeasureId }>
 ).map((spec) => ({ ...spec, namespace: 'orders', contexts: ['query_cohort'] as const }));
 
+const CREDITED = 'The sum of the shares of counted orders the attribution model credits to the dimension value (every order is credited in full across the values, to null when no touchpoint of its person falls in the window; any_click credits each value touched in full, so its totals may exceed the orders).';
+const JOINED_SPEND = 'Spend (channel.spend) is joined for dimensions source (the three ad platforms), channel.campaign_id, channel.adset_id and channel.ad_id only.';
+
+const ATTRIBUTION_MEASURES: readonly MeasureCatalogEntry[] = (
+  [
+    { id: 'attribution.orders', title: 'Attributed orders', shortTitle: 'Attr. orders', description: `Credited orders (fractions under linear, time_decay and position_based). ${CREDITED}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.revenue', title: 'Attributed revenue', shortTitle: 'Attr. revenue', description: `Credited share of each order\u2019s value. ${CREDITED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.net_revenue', title: 'Attributed net revenue', shortTitle: 'Attr. net revenue', description: `Credited share of each order\u2019s value minus all its refunds (refunds count against their order, whatever refundDateAttribution says). ${CREDITED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.new_customer_orders', title: 'Attributed new-customer orders', shortTitle: 'Attr. NC orders', description: `Credited first counted orders of their customer (over all stored history). ${CREDITED}`, format: 'number', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.new_customer_revenue', title: 'Attributed new-customer revenue', shortTitle: 'Attr. NC revenue', description: `Credited share of the values of first counted orders. ${CREDITED} ${ORDER_MONEY}`, format: 'currency', isAverage: false, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.roas', title: 'Attributed ROAS', shortTitle: 'Attr. ROAS', description: `Attributed revenue \u00f7 spend of the same dimension value and bucket. ${JOINED_SPEND} No value when nothing was spent.`, format: 'ratio', isAverage: true, isPercentage: false, preferredTrendDirection: 'up' },
+    { id: 'attribution.cpa', title: 'Attributed cost per acquisition', shortTitle: 'Attr. CPA', description: `Spend \u00f7 attributed orders of the same dimension value and bucket. ${JOINED_SPEND} No value without attributed orders.`, format: 'currency', isAverage: true, isPercentage: false, preferredTrendDirection: 'down' },
+  ] satisfies QueryMeasureSpec[]
+).map((spec) => ({ ...spec, namespace: 'attribution', contexts: ['query_attribution', 'dashboards'] as const }));
+
 /** The whole catalog, in the order GET /db-mgmt/api/measures lists it. */
-export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...AD_MEASURES.map(({ entry }) => entry), ...COHORT_MEASURES];
+export const MEASURES: readonly MeasureCatalogEntry[] = [...QUERY_MEASURES, ...ATTRIBUTION_MEASURES, ...AD_MEASURES.map(({ entry }) => entry), ...COHORT_MEASURES];
 
 const MEASURES_BY_ID: ReadonlyMap<string, MeasureCatalogEntry> = new Map(MEASURES.map((measure) => [measure.id, measure]));
 

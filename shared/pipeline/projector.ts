@@ -23,6 +23,12 @@ export interface Projector {
   /** Stable, kebab-case; `npm run rebuild-read-models -- --projector <name>` selects by it. */
   readonly name: string;
   project(batch: ProjectionBatch): Promise<void>;
+  /**
+   * Optional: writes this read model for a pixel that has none of its items yet, from a whole
+   * set of stored entries and orders at once, with bulk writes of the same items `project` would
+   * leave (the first start's demo data, benchmark datasets). Without it, seeding runs `project`.
+   */
+  seedInitial?(batch: ProjectionBatch): Promise<void>;
 }
 
 export interface ProjectionBatch {

@@ -1,14 +1,31 @@
 import { queryReadModelProjector } from '../analytics/query-read-model-projector';
+import { journeyProjector } from '../attribution/journey-projector';
 import type { Projector } from './projector';
 
 /**
  * Every read model kept current by the pipeline. A read model joins by being added here; the
  * consumer, the order import and `npm run rebuild-read-models` all read this list.
  */
-export const readModelProjectors: Projector[] = [queryReadModelProjector];
+export const readModelProjectors: Projector[] = [queryReadModelProjector, journeyProjector];
 
 /** Runs every projector (or the given ones) over one batch, one after the other. */
 export async function runProjectors(batch: Parameters<Projector['project']>[0], projectors: readonly Projector[] = readModelProjectors): Promise<void> {
   if (batch.entries.length === 0 && batch.orders.length === 0) return;
   for (const projector of projectors) await projector.project(batch);
+}
+
+/**
+ * Brings every read model (or the given ones) up to a whole set of entries and orders of a pixel
+ * that has no read-model items yet: each projector's bulk `seedInitial`, or its `project` (orders
+ * first, as the import hands them, then the entries, as the consumer does).
+ */
+export async function seedProjectors(batch: Parameters<Projector['project']>[0], projectors: readonly Projector[] = readModelProjectors): Promise<void> {
+  for (const projector of projectors) {
+    if (projector.seedInitial) {
+      await projector.seedInitial(batch);
+    } else {
+      await projector.project({ pixelId: batch.pixelId, entries: [], orders: batch.orders });
+      for (let start = 0; start < batch.entries.length; start += 10) await projector.project({ pixelId: batch.pixelId, entries: batch.entries.slice(start, start + 10), orders: [] });
+    }
+  }
 }

@@ -44,6 +44,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     (order facts by order day, refund day, customer identifier; `FACTS`),
  *                     `#QP#<orderId>` / `POINTER`, `#QE#<day>#<shard>` / `FACTS` (event facts) and
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
+ * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
+ *                     of one identifier) and `#AJD#<eventId>#<entryId>` / `POINTER` (the items a client
+ *                     eventId's delivery wrote, to take it back) (journey-repository.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads

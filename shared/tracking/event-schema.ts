@@ -12,7 +12,7 @@ import {
   refundSchema,
   tagsSchema,
 } from '../orders/order-fields';
-import { customerIdentitySchema } from './identity-schema';
+import { eventUserSchema } from './identity-schema';
 import { EVENT_NAME_MAX_LENGTH, EVENT_NAME_PATTERN } from './event-names';
 
 /** Limits of POST /tr/api/events: spec section 8 (body, batch) and the bounds this API chose (README). */
@@ -121,7 +121,7 @@ export const trackingEventSchema = z.strictObject({
     .regex(/^[\x21-\x7E]+$/, { error: 'Must be printable ASCII without spaces' })
     .optional(),
   timestamp: isoDateTime.optional(),
-  user: customerIdentitySchema.optional(),
+  user: eventUserSchema.optional(),
   ipAddress: z.string().refine((value) => isIP(value) !== 0, problem('invalid_format', 'Must be an IPv4 or IPv6 address')).optional(),
   page: z
     .strictObject({

@@ -22,6 +22,15 @@ export const customerIdentitySchema = z.strictObject({
 });
 export type CustomerIdentityInput = z.output<typeof customerIdentitySchema>;
 
+/**
+ * An event's `user`: the customer identity plus `anonymousId`, the pixel's first-party browser id
+ * (a cookie value the merchant's site keeps). One per event, opaque, kept as sent, under the same
+ * rules as a user id; orders have none, since only a browser has one.
+ */
+export const eventUserSchema = customerIdentitySchema.extend({
+  anonymousId: z.string().min(1).max(ORDER_LIMITS.textLength).optional(),
+});
+
 /** What the store keeps of an identity: hashes, never the raw email or phone. */
 export interface HashedIdentity {
   emailHashes: string[];

@@ -19,7 +19,9 @@ export const storedEventSchema = z.strictObject({
   /** When it happened: the event's `timestamp`, or the receipt time when it had none. */
   timestamp: z.iso.datetime(),
   receivedAt: z.iso.datetime(),
-  user: z.strictObject({ emailHashes: hashes.optional(), phoneHashes: hashes.optional(), userIds: z.array(z.string()).optional() }).optional(),
+  user: z
+    .strictObject({ emailHashes: hashes.optional(), phoneHashes: hashes.optional(), userIds: z.array(z.string()).optional(), anonymousId: z.string().optional() })
+    .optional(),
   ipAddress: z.string().optional(),
   page: z.strictObject({ url: z.string().optional(), referrer: z.string().optional(), title: z.string().optional() }).optional(),
   utm: z.partialRecord(z.enum(UTM_PARAMETERS), z.string()).optional(),
@@ -62,6 +64,7 @@ function hashedUser(user: TrackingEventInput['user']): StoredEvent['user'] {
     emailHashes: emailHashes.length > 0 ? emailHashes : undefined,
     phoneHashes: phoneHashes.length > 0 ? phoneHashes : undefined,
     userIds: userIds.length > 0 ? userIds : undefined,
+    anonymousId: user.anonymousId,
   });
 }
 

@@ -63,7 +63,7 @@ describe('GET /db-mgmt/api/measures', () => {
     const ids = async (query: string) => (await measures(headers, query)).body!.measures.map((m: { id: string }) => m.id);
 
     expect(await ids('?search=meta%20cpm')).toEqual(['meta.cpm']);
-    expect(await ids('?search=ROAS')).toEqual(['core.roas', 'core.new_customer_roas', 'channel.roas']);
+    expect(await ids('?search=ROAS')).toEqual(['core.roas', 'core.new_customer_roas', 'attribution.roas', 'channel.roas']);
     expect(await ids('?search=TikTok')).toEqual(AD_MEASURE_IDS.filter((id) => id.startsWith('tiktok.')));
     expect(await ids('?search=no-such-measure')).toEqual([]);
     expect(await ids('?search=')).toEqual(MEASURES.map((measure) => measure.id));
@@ -85,7 +85,7 @@ describe('GET /db-mgmt/api/measures', () => {
   });
 
   it.each([
-    ['an unknown context', '?context=query_attribution', ['query', 'context']],
+    ['an unknown context', '?context=query_journeys', ['query', 'context']],
     ['a misspelt parameter', '?serach=cpm', ['query', 'serach']],
     ['an over-long search', `?search=${'x'.repeat(101)}`, ['query', 'search']],
   ])('answers 400 to %s, locating it under query', async (_, query, path) => {

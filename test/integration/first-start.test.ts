@@ -9,6 +9,10 @@ import { listApiKeys } from '../../shared/store/api-key-repository';
 import { listAds, loadHourlyMetrics } from '../../shared/store/ad-repository';
 import { loadFxTable } from '../../shared/store/fx-repository';
 import { useFreshTable } from '../support/fresh-table';
+import { shapeAttribution } from '../../shared/attribution/attribution-engine';
+import { runAttributionQuery } from '../../shared/attribution/attribution-service';
+import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
+import { readEvents } from '../../shared/store/event-repository';
 
 beforeEach(async () => {
   await useFreshTable();
@@ -45,6 +49,25 @@ describe('first start', () => {
     const fx = await loadFxTable('px_demo');
     expect(fx.latestDate()).toBe('2026-11-23');
     for (const ad of ads) expect(fx.convert(100, ad.currency, 'USD', '2026-10-01')).toBeGreaterThan(0);
+
+    // The demo events are in the event store (as the events API would have stored them), and every
+    // read model saw them: attribution by campaign shows ROAS per demo campaign.
+    const stored = await readEvents('px_demo', new Date('2026-11-20T00:00:00Z'), new Date('2026-11-23T00:00:00Z'));
+    expect(stored.length).toBeGreaterThan(300);
+    expect(stored.some((event) => event.user?.anonymousId)).toBe(true);
+    const request = queryAttributionRequestSchema.parse({
+      pixelId: 'px_demo',
+      dateRange: { start: '2026-10-01', end: '2026-10-31' },
+      dimension: 'channel.campaign_id',
+      attributionModel: ['first_click', 'last_click'],
+      measures: ['attribution.orders', 'attribution.revenue', 'channel.spend', 'attribution.roas'],
+    });
+    const { spec, primary } = await runAttributionQuery('px_demo', request);
+    const [firstClick] = shapeAttribution(spec, { dateRange: request.dateRange, compareDateRange: undefined }, primary, undefined).results;
+    const campaigns = firstClick!.data.primary.filter((point) => point['channel.campaign_id'] !== null);
+    expect(campaigns.length).toBeGreaterThanOrEqual(10);
+    expect(campaigns.filter((point) => (point['attribution.roas'] as number) > 0).length).toBeGreaterThanOrEqual(8);
+    expect(firstClick!.data.primary.find((point) => point['channel.campaign_id'] === null)!['attribution.orders']).toBeGreaterThan(0);
 
     // A later start finds it complete: no new key, nothing printed.
     const later: string[] = [];

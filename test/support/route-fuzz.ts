@@ -191,6 +191,29 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
         )
         .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
   },
+  queryAttribution: {
+    envelope: 'standard',
+    valid: (context) =>
+      fc
+        .record(
+          {
+            dateRange: orderedDays,
+            timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata'),
+            currency: fc.constantFrom('USD', 'EUR', 'GBP'),
+            granularity: fc.constantFrom('none', 'day', 'week', 'month'),
+            dimension: fc.constantFrom('source', 'channel.campaign_id', 'channel.ad_id'),
+            attributionModel: fc.oneof(
+              fc.constantFrom('first_click', 'last_click', 'any_click', 'linear', 'time_decay', 'position_based'),
+              fc.subarray(['first_click', 'last_click', 'any_click', 'linear', 'time_decay', 'position_based'], { minLength: 1 }),
+            ),
+            attributionWindow: fc.constantFrom(1, 7, 14, 28, 30, 60, 90),
+            measures: fc.subarray(['attribution.orders', 'attribution.revenue', 'attribution.new_customer_orders', 'channel.spend', 'attribution.roas', 'attribution.cpa'], { minLength: 1 }),
+            orderSettings: fc.record({ countPendingOrders: fc.boolean(), refundDateAttribution: fc.constantFrom('refund_date', 'order_date') }, { requiredKeys: [] }),
+          },
+          { requiredKeys: ['dateRange'] },
+        )
+        .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
+  },
   ingestEvents: {
     envelope: 'events',
     valid: () =>

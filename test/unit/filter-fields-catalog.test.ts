@@ -93,7 +93,8 @@ describe('the filter-field catalog', () => {
   it('finds a field by id and answers undefined for an unknown one', () => {
     expect(findFilterField('channel.ad_name')?.label).toBe('Ad name');
     expect(findFilterField('channel.spend')?.kind).toBe('metric');
-    expect(findFilterField('orders.customer_type')?.applicableContexts).toEqual(['query_measures']);
+    expect(findFilterField('orders.customer_type')?.applicableContexts).toEqual(['query_measures', 'query_attribution']);
+    expect(findFilterField('events.name')?.applicableContexts).toEqual(['query_measures']);
     expect(findFilterField('orders.total_revenue')).toBeUndefined();
     expect(findFilterField('constructor')).toBeUndefined();
   });

@@ -57,7 +57,11 @@ describe('fields and operators: the validator agrees with the catalog for every 
 describe('fields a context does not have', () => {
   it.each(['orders.customer_type', 'events.name'])('rejects %s naming the field, the context query_ads and where it applies', (field) => {
     expect(validate({ and: [name(), { field, op: 'equals', value: 'new' }] })).toEqual([
-      { message: `Field '${field}' is not available in context 'query_ads'; it applies to: query_measures`, key: 'field', path: ['filters', 'and', '1', 'field'] },
+      {
+        message: `Field '${field}' is not available in context 'query_ads'; it applies to: ${field.startsWith('orders.') ? 'query_measures, query_attribution' : 'query_measures'}`,
+        key: 'field',
+        path: ['filters', 'and', '1', 'field'],
+      },
     ]);
   });
 
@@ -191,7 +195,7 @@ describe('where issues are located', () => {
     expect(issuesOf({ and: [name(), spend()] })).toEqual([]);
     expect(issuesOf({ and: [name(), { field: 'channel.ad_name', op: 'equals' }] }).map((i) => i.path)).toEqual([['filters', 'and', '1', 'value']]);
     expect(issuesOf({ and: [name(), { field: 'orders.customer_type', op: 'equals', value: 'x' }] })).toEqual([
-      expect.objectContaining({ path: ['filters', 'and', '1', 'field'], message: "Field 'orders.customer_type' is not available in context 'query_ads'; it applies to: query_measures" }),
+      expect.objectContaining({ path: ['filters', 'and', '1', 'field'], message: "Field 'orders.customer_type' is not available in context 'query_ads'; it applies to: query_measures, query_attribution" }),
     ]);
   });
 });

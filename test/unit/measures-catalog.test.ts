@@ -62,7 +62,7 @@ describe('the measures catalog', () => {
   });
 
   it('offers every ad-platform measure to the ad listing and to dashboards', () => {
-    for (const id of AD_MEASURE_IDS) expect(findMeasure(id)?.contexts).toEqual(['query', 'query_ads', 'dashboards']);
+    for (const id of AD_MEASURE_IDS) expect(findMeasure(id)?.contexts).toEqual(id === 'channel.spend' ? ['query', 'query_ads', 'query_attribution', 'dashboards'] : ['query', 'query_ads', 'dashboards']);
   });
 
   it.each([

@@ -1,0 +1,341 @@
+import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
+import { adMeasureFromPlatformParts, emptyParts, HourSummer, roundForOutput, type MetricParts } from '../ads/ad-series';
+import type { FxTable } from '../ads/fx-table';
+import { findMeasure } from '../catalog/measures';
+import { evaluateFilter } from '../filters/evaluate-filter';
+import type { Filter } from '../filters/filter-schema';
+import { filterForFamily } from '../analytics/filter-namespaces';
+import type { QueryOrder } from '../analytics/query-data';
+import { ORDER_FILTER_FIELDS, type MeasureDetail } from '../analytics/query-engine';
+import { countsOrder, type CountingSettings } from '../orders/counting-rules';
+import type { Ad, Platform } from '../schemas/ad-import';
+import type { HourlyMetrics } from '../store/hourly-metrics-codec';
+import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
+import type { InstantRange } from '../time/date-range';
+import { ATTRIBUTION_DIMENSIONS, type AttributionDimension, type Touchpoint } from './touchpoints';
+
+/**
+ * The computation of POST /db-mgmt/api/query-attribution over hand-built or stored facts (issue
+ * P8 items 4-6). Pure: the service reads the facts, this credits them.
+ *
+ * Each counted order of the range is credited to the dimension values of the touchpoints of its
+ * person in the window (order time − window, order time], by the model's weights; an order with no
+ * touchpoint there is credited to `null`. Every measure is a sum of credited shares, per bucket of
+ * the order's date and per dimension value; ROAS and CPA are recomputed from summed parts.
+ */
+export const ATTRIBUTION_MODELS = ['first_click', 'last_click', 'any_click', 'linear', 'time_decay', 'position_based'] as const;
+export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
+
+export const ATTRIBUTION_WINDOWS = [1, 7, 14, 28, 30, 60, 90] as const;
+export const ATTRIBUTION_GRANULARITIES = ['none', 'day', 'week', 'month'] as const;
+
+const DAY_MS = 86_400_000;
+/** time_decay halves a touchpoint's weight for every 7 days between it and the order. */
+export const TIME_DECAY_HALF_LIFE_MS = 7 * DAY_MS;
+
+export type DimensionValue = string | null;
+
+/** A model's shares of one order: per dimension value, the fraction of the order credited to it. */
+export function creditsOf(model: AttributionModel, journey: readonly Touchpoint[], orderAt: number, dimension: AttributionDimension): Map<DimensionValue, number> {
+  const credits = new Map<DimensionValue, number>();
+  const add = (value: DimensionValue, weight: number) => credits.set(value, (credits.get(value) ?? 0) + weight);
+  const valueOf = ATTRIBUTION_DIMENSIONS[dimension];
+  const n = journey.length;
+  if (n === 0) {
+    add(null, 1);
+    return credits;
+  }
+  switch (model) {
+    case 'first_click':
+      add(valueOf(journey[0]!), 1);
+      break;
+    case 'last_click':
+      add(valueOf(journey[n - 1]!), 1);
+      break;
+    case 'any_click':
+      for (const touchpoint of journey) credits.set(valueOf(touchpoint), 1);
+      break;
+    case 'linear':
+      for (const touchpoint of journey) add(valueOf(touchpoint), 1 / n);
+      break;
+    case 'time_decay': {
+      const weights = journey.map((touchpoint) => 2 ** (-(orderAt - touchpoint.at) / TIME_DECAY_HALF_LIFE_MS));
+      const total = weights.reduce((sum, weight) => sum + weight, 0);
+      journey.forEach((touchpoint, i) => add(valueOf(touchpoint), weights[i]! / total));
+      break;
+    }
+    case 'position_based':
+      if (n === 1) add(valueOf(journey[0]!), 1);
+      else if (n === 2) journey.forEach((touchpoint) => add(valueOf(touchpoint), 0.5));
+      else {
+        add(valueOf(journey[0]!), 0.4);
+        add(valueOf(journey[n - 1]!), 0.4);
+        for (const touchpoint of journey.slice(1, -1)) add(valueOf(touchpoint), 0.2 / (n - 2));
+      }
+      break;
+  }
+  return credits;
+}
+
+/** The touchpoints that may take credit for an order: in (orderAt − window, orderAt], oldest first (ties by id). */
+export function journeyInWindow(touchpoints: readonly Touchpoint[], orderAt: number, windowDays: number): Touchpoint[] {
+  const from = orderAt - windowDays * DAY_MS;
+  return touchpoints
+    .filter((touchpoint) => touchpoint.at > from && touchpoint.at <= orderAt)
+    .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Dimensions that join ad spend, and how each reads an ad. */
+export const SPEND_JOINS: Partial<Record<AttributionDimension, (ad: Ad) => string>> = {
+  source: (ad) => ad.platform,
+  'channel.campaign_id': AD_ATTRIBUTE_FIELDS['channel.campaign_id']!,
+  'channel.adset_id': AD_ATTRIBUTE_FIELDS['channel.adset_id']!,
+  'channel.ad_id': AD_ATTRIBUTE_FIELDS['channel.ad_id']!,
+};
+
+export const SPEND_MEASURES = ['channel.spend', 'attribution.roas', 'attribution.cpa'] as const;
+const ORDER_MONEY_MEASURES = new Set(['attribution.revenue', 'attribution.net_revenue', 'attribution.new_customer_revenue', 'attribution.roas']);
+const SPEND_MONEY_MEASURES = new Set(['channel.spend', 'attribution.roas', 'attribution.cpa']);
+
+export interface AttributionSpec {
+  models: readonly AttributionModel[];
+  windowDays: number;
+  dimension: AttributionDimension;
+  granularity: (typeof ATTRIBUTION_GRANULARITIES)[number];
+  timezone: string;
+  currency: string;
+  measures: readonly string[];
+  filters?: Filter;
+  orderSettings: CountingSettings;
+}
+
+export interface AttributionRangeData {
+  /** Orders placed in the range (others are ignored). */
+  orders: readonly QueryOrder[];
+  /** Who each order's customer is and their first counted order (counting-rules.ts). */
+  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
+  /** Every known touchpoint of each order's person (the window is applied here). */
+  touchpointsOf: ReadonlyMap<string, readonly Touchpoint[]>;
+  ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[] }>;
+}
+
+interface Cell {
+  orders: number;
+  revenue: number;
+  netRevenue: number;
+  newOrders: number;
+  newRevenue: number;
+  spend: Partial<Record<Platform, MetricParts>>;
+}
+
+const newCell = (): Cell => ({ orders: 0, revenue: 0, netRevenue: 0, newOrders: 0, newRevenue: 0, spend: {} });
+
+interface Failures {
+  orders?: string;
+  spend?: string;
+}
+
+interface ModelResult {
+  buckets: Bucket[];
+  cells: Map<string, { bucket: number; value: DimensionValue; cell: Cell }>;
+  total: Cell;
+}
+
+export interface AttributionRangeResult {
+  byModel: Map<AttributionModel, ModelResult>;
+  failures: Failures;
+}
+
+/** Credits every counted order of the range under each model, and joins spend when asked. */
+export function computeAttributionRange(spec: AttributionSpec, range: InstantRange, data: AttributionRangeData, fx: FxTable): AttributionRangeResult {
+  const buckets = bucketsOf(range, spec.granularity, spec.timezone)!;
+  const failures: Failures = {};
+  const filter = filterForFamily(spec.filters, 'orders');
+  const money = (order: QueryOrder, amount: number | null): number => {
+    if (!amount) return 0;
+    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, order.orderDate.slice(0, 10));
+    if (converted === undefined) {
+      failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${order.orderDate.slice(0, 10)}`;
+      return 0;
+    }
+    return converted;
+  };
+
+  // What each counted order brings, whatever the model: its amounts and its journey in the window.
+  const credited: Array<{ at: number; bucket: number; revenue: number; net: number; isNew: boolean; journey: Touchpoint[] }> = [];
+  for (const order of data.orders) {
+    const at = Date.parse(order.orderDate);
+    if (at < range.start || at >= range.end || !countsOrder(order, spec.orderSettings)) continue;
+    const customer = data.customers.customerOf.get(order.orderId) ?? `o:${order.orderId}`;
+    const type = data.customers.firstOrderOf.get(customer) === order.orderId ? 'new' : 'returning';
+    if (filter && !evaluateFilter(filter, (field) => ORDER_FILTER_FIELDS[field]?.(order, type))) continue;
+    const revenue = money(order, order.value);
+    const refunds = money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0));
+    credited.push({
+      at,
+      bucket: bucketIndex(buckets, at),
+      revenue,
+      net: revenue - refunds,
+      isNew: type === 'new',
+      journey: journeyInWindow(data.touchpointsOf.get(order.orderId) ?? [], at, spec.windowDays),
+    });
+  }
+
+  const byModel = new Map<AttributionModel, ModelResult>();
+  const wantsSpend = spec.measures.some((measure) => (SPEND_MEASURES as readonly string[]).includes(measure));
+  for (const model of spec.models) {
+    const result: ModelResult = { buckets, cells: new Map(), total: newCell() };
+    const cellFor = (bucket: number, value: DimensionValue) => {
+      const key = `${bucket}\u0000${value === null ? '\u0000null' : value}`;
+      let entry = result.cells.get(key);
+      if (!entry) result.cells.set(key, (entry = { bucket, value, cell: newCell() }));
+      return entry.cell;
+    };
+    for (const order of credited) {
+      for (const [value, share] of creditsOf(model, order.journey, order.at, spec.dimension)) {
+        for (const cell of [cellFor(order.bucket, value), result.total]) {
+          cell.orders += share;
+          cell.revenue += share * order.revenue;
+          cell.netRevenue += share * order.net;
+          if (order.isNew) {
+            cell.newOrders += share;
+            cell.newRevenue += share * order.revenue;
+          }
+        }
+      }
+    }
+    if (wantsSpend) addSpend(spec, range, data, fx, result, cellFor, failures);
+    byModel.set(model, result);
+  }
+  return { byModel, failures };
+}
+
+function addSpend(
+  spec: AttributionSpec,
+  range: InstantRange,
+  data: AttributionRangeData,
+  fx: FxTable,
+  result: ModelResult,
+  cellFor: (bucket: number, value: DimensionValue) => Cell,
+  failures: Failures,
+): void {
+  const join = SPEND_JOINS[spec.dimension];
+  if (!join) return;
+  for (const { ad, hours } of data.ads) {
+    // The same conversion as the ad listing and the query: each hour at its UTC date's rate.
+    const summer = new HourSummer((date) => fx.convert(1, ad.currency, spec.currency, date));
+    const value = join(ad);
+    for (const hour of hours) {
+      if (hour.hour < range.start || hour.hour >= range.end) continue;
+      for (const cell of [cellFor(bucketIndex(result.buckets, hour.hour), value), result.total]) summer.add((cell.spend[ad.platform] ??= emptyParts()), hour);
+    }
+    if (!summer.convertible) failures.spend ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+  }
+}
+
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? null : numerator / denominator);
+const spendOf = (cell: Cell) => adMeasureFromPlatformParts('channel.spend', cell.spend) ?? 0;
+
+function measureOf(measure: string, cell: Cell): number | null {
+  switch (measure) {
+    case 'attribution.orders':
+      return cell.orders;
+    case 'attribution.revenue':
+      return cell.revenue;
+    case 'attribution.net_revenue':
+      return cell.netRevenue;
+    case 'attribution.new_customer_orders':
+      return cell.newOrders;
+    case 'attribution.new_customer_revenue':
+      return cell.newRevenue;
+    case 'channel.spend':
+      return spendOf(cell);
+    case 'attribution.roas':
+      return ratio(cell.revenue, spendOf(cell));
+    case 'attribution.cpa':
+      return ratio(spendOf(cell), cell.orders);
+    default:
+      throw new Error(`No computation for measure ${measure}`);
+  }
+}
+
+function failureOf(measure: string, failures: Failures): string | undefined {
+  if (ORDER_MONEY_MEASURES.has(measure) && failures.orders) return failures.orders;
+  if (SPEND_MONEY_MEASURES.has(measure) && failures.spend) return failures.spend;
+  return undefined;
+}
+
+const rounded = (value: number | null) => (value === null ? null : roundForOutput(value));
+
+export interface AttributionPoint {
+  dt: string;
+  start: string;
+  end: string;
+  [key: string]: string | number | null;
+}
+
+function pointsOf(spec: AttributionSpec, result: ModelResult, measures: readonly string[]): AttributionPoint[] {
+  const entries = [...result.cells.values()].sort(
+    (a, b) => a.bucket - b.bucket || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : a.value < b.value ? -1 : 1),
+  );
+  return entries.map(({ bucket, value, cell }) => {
+    const point: AttributionPoint = { dt: result.buckets[bucket]!.dt, ...bucketLabels(result.buckets[bucket]!, spec.timezone), [spec.dimension]: value };
+    for (const measure of measures) point[measure] = rounded(measureOf(measure, cell));
+    return point;
+  });
+}
+
+/** The response envelope: one result per model, in the order the models were asked for. */
+export function shapeAttribution(
+  spec: AttributionSpec,
+  echo: { dateRange: unknown; compareDateRange: unknown },
+  primary: AttributionRangeResult,
+  compare: AttributionRangeResult | undefined,
+) {
+  const failures: Failures = { orders: primary.failures.orders ?? compare?.failures.orders, spend: primary.failures.spend ?? compare?.failures.spend };
+  const computable = spec.measures.filter((measure) => failureOf(measure, failures) === undefined);
+  return {
+    results: spec.models.map((model) => {
+      const primaryResult = primary.byModel.get(model)!;
+      const compareResult = compare?.byModel.get(model);
+      const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
+        const entry = findMeasure(measure)!;
+        const reason = failureOf(measure, failures);
+        const sum = (result: ModelResult | undefined) => (result && reason === undefined ? measureOf(measure, result.total) : null);
+        const average = (result: ModelResult | undefined, total: number | null) => (total === null || !result ? null : entry.isAverage ? total : total / result.buckets.length);
+        const primarySum = sum(primaryResult);
+        const compareSum = sum(compareResult);
+        return {
+          measure,
+          success: reason === undefined,
+          ...(reason === undefined ? {} : { reason }),
+          isAverage: entry.isAverage,
+          isPercentage: entry.isPercentage,
+          calculatedAverage: entry.isAverage,
+          primarySum: rounded(primarySum),
+          compareSum: rounded(compareSum),
+          primaryAvg: rounded(average(primaryResult, primarySum)),
+          compareAvg: rounded(average(compareResult, compareSum)),
+          percentDiff: primarySum === null || compareSum === null || compareSum === 0 ? null : rounded(((primarySum - compareSum) / Math.abs(compareSum)) * 100),
+          hasPacing: false,
+          preferredTrendDirection: entry.preferredTrendDirection,
+        };
+      });
+      return {
+        attributionModel: model,
+        attributionWindow: spec.windowDays,
+        dimension: spec.dimension,
+        granularity: spec.granularity,
+        dateRange: echo.dateRange,
+        compareDateRange: echo.compareDateRange ?? null,
+        timezone: spec.timezone,
+        currency: spec.currency,
+        measureDetails,
+        data: {
+          primary: pointsOf(spec, primaryResult, computable),
+          compare: compareResult ? pointsOf(spec, compareResult, computable) : [],
+        },
+      };
+    }),
+  };
+}
