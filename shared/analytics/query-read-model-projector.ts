@@ -10,10 +10,10 @@ import { applyEvents, applyOrders, retractEvents } from '../store/query-read-mod
  */
 export const queryReadModelProjector: Projector = {
   name: 'query-measures',
-  async project({ pixelId, entries, orders }) {
+  async project({ pixelId, entries, orders, deletedOrders = [] }) {
     await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
     const events = entries.flatMap((entry) => entry.events);
     if (events.length > 0) await applyEvents(pixelId, events);
-    if (orders.length > 0) await applyOrders(pixelId, orders);
+    if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
   },
 };

@@ -1,4 +1,4 @@
-import type { VersionedOrder } from './order-repository';
+import type { DeletedOrder, VersionedOrder } from './order-repository';
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -99,32 +99,37 @@ const keyId = (key: ItemKey) => `${key.PK}\n${key.SK}`;
  * Exact under duplicates, retries, reordering (an older version is ignored) and crashes between
  * writes (the retry completes them). Orders are independent; one order's writes run in sequence.
  */
-export async function applyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<void> {
-  const latest = new Map<string, VersionedOrder>();
-  for (const entry of orders) {
-    const known = latest.get(entry.order.orderId);
-    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
-  }
+export async function applyOrders(pixelId: string, orders: readonly VersionedOrder[], deleted: readonly DeletedOrder[] = []): Promise<void> {
+  const latest = new Map<string, { orderId: string; version: number; order?: Order }>();
+  const offer = (entry: { orderId: string; version: number; order?: Order }) => {
+    const known = latest.get(entry.orderId);
+    if (!known || known.version <= entry.version) latest.set(entry.orderId, entry);
+  };
+  for (const { order, version } of orders) offer({ orderId: order.orderId, version, order });
+  for (const { orderId, version } of deleted) offer({ orderId, version });
   await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry));
 }
 
-async function applyOrder(pixelId: string, { order, version }: VersionedOrder): Promise<void> {
-  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, order.orderId), ConsistentRead: true }));
+/** Brings one order's entries to a state of it; without `order`, the order was deleted and every entry becomes a tombstone. */
+async function applyOrder(pixelId: string, { orderId, version, order }: { orderId: string; version: number; order?: Order }): Promise<void> {
+  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
   if (pointer && (pointer.v as number) > version) return;
-  const fact = toQueryOrder(order);
-  const keys = orderItemKeys(pixelId, fact);
+  const fact = order && toQueryOrder(order);
+  const keys = fact ? orderItemKeys(pixelId, fact) : [];
   const current = new Set(keys.map(keyId));
-  const entry: OrderEntry = { v: version, f: JSON.stringify(fact) };
-  for (const key of keys) await setOrderEntry(key, order.orderId, entry);
+  if (fact) {
+    const entry: OrderEntry = { v: version, f: JSON.stringify(fact) };
+    for (const key of keys) await setOrderEntry(key, orderId, entry);
+  }
   for (const left of ((pointer?.keys as string[] | undefined) ?? []).filter((id) => !current.has(id))) {
     const [PK, SK] = left.split('\n') as [string, string];
-    await setOrderEntry({ PK, SK }, order.orderId, { v: version });
+    await setOrderEntry({ PK, SK }, orderId, { v: version });
   }
   try {
     await documentClient.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...pointerKey(pixelId, order.orderId), v: version, keys: [...current] },
+        Item: { ...pointerKey(pixelId, orderId), v: version, keys: [...current] },
         ConditionExpression: 'attribute_not_exists(PK) OR v <= :v',
         ExpressionAttributeValues: { ':v': version },
       }),
