@@ -1,5 +1,6 @@
 import type { DeletedOrder, VersionedOrder } from './order-repository';
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
@@ -120,7 +121,11 @@ type EncodedFact = [string, number | null, string | null, string | null, string[
 export function decodeFact(orderId: string, text: string): QueryOrder {
   // Items written before the positional encoding hold the object itself.
   if (text.startsWith('{')) return JSON.parse(text) as QueryOrder;
-  const [orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, refunds, userIds, emailHashes, phoneHashes, digest] = JSON.parse(text) as EncodedFact;
+  return decodeRow(orderId, JSON.parse(text) as EncodedFact);
+}
+
+function decodeRow(orderId: string, row: EncodedFact): QueryOrder {
+  const [orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, refunds, userIds, emailHashes, phoneHashes, digest] = row;
   const order: QueryOrder = {
     orderId,
     orderDate,
@@ -192,14 +197,17 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   // 1. Identity entries and tombstones; 2. the day entries of every order of the customers these
   // orders belong (or belonged) to, with fresh digests; 3. the pointers, last: a retry after a crash
   // still finds the identifiers the orders had before, so the customers they left are redone too.
-  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry))).filter(
+  const touched = new Map<string, ItemKey>();
+  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
   await refreshCustomers(
     pixelId,
     applied.flatMap(({ live }) => (live ? [live] : [])),
     applied.flatMap(({ identities }) => identities),
+    touched,
   );
+  await mapWithConcurrency([...touched.values()].filter(isDayItem), WRITE_CONCURRENCY, repack);
   await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
     try {
       await documentClient.send(
@@ -224,7 +232,11 @@ interface AppliedOrder {
  * every entry becomes a tombstone) and tombstones the items it left; its day entries are written by
  * `refreshCustomers`. Undefined when a newer state was projected already.
  */
-async function applyOrder(pixelId: string, { orderId, version, order }: { orderId: string; version: number; order?: Order }): Promise<AppliedOrder | undefined> {
+async function applyOrder(
+  pixelId: string,
+  { orderId, version, order }: { orderId: string; version: number; order?: Order },
+  touched: Map<string, ItemKey>,
+): Promise<AppliedOrder | undefined> {
   const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
   if (pointer && (pointer.v as number) > version) return undefined;
   const fact = order && toQueryOrder(order);
@@ -237,7 +249,7 @@ async function applyOrder(pixelId: string, { orderId, version, order }: { orderI
   }
   for (const left of previous.filter((id) => !current.has(id))) {
     const [PK, SK] = left.split('\n') as [string, string];
-    await setOrderEntry({ PK, SK }, orderId, { v: version });
+    await setOrderEntry({ PK, SK }, orderId, { v: version }, touched);
   }
   return {
     ...(fact ? { live: { v: version, order: fact } } : {}),
@@ -252,7 +264,12 @@ async function applyOrder(pixelId: string, { orderId, version, order }: { orderI
  * as the stored orders make it now. Each entry keeps its order's version, so it never replaces a
  * newer state of the order.
  */
-async function refreshCustomers(pixelId: string, orders: ReadonlyArray<{ v: number; order: QueryOrder }>, identities: readonly string[]): Promise<void> {
+async function refreshCustomers(
+  pixelId: string,
+  orders: ReadonlyArray<{ v: number; order: QueryOrder }>,
+  identities: readonly string[],
+  touched: Map<string, ItemKey>,
+): Promise<void> {
   if (orders.length === 0 && identities.length === 0) return;
   const found = await readIdentityClosure(pixelId, orders, identities);
   const all = [...found.values()];
@@ -272,24 +289,26 @@ async function refreshCustomers(pixelId: string, orders: ReadonlyArray<{ v: numb
       for (const key of orderDayKeys(pixelId, order)) writes.push({ key, orderId, entry });
     }
   }
-  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry));
+  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
-async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry): Promise<void> {
+async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry, touched?: Map<string, ItemKey>): Promise<void> {
+  // `rev` counts the item's changes, so a reader knows whether its packed copy is current.
   const update = () =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET o.#id = :entry',
+        UpdateExpression: 'SET o.#id = :entry ADD rev :one',
         ConditionExpression: 'attribute_exists(o) AND (attribute_not_exists(o.#id) OR o.#id.v <= :v)',
         ExpressionAttributeNames: { '#id': orderId },
-        ExpressionAttributeValues: { ':entry': entry, ':v': entry.v },
+        ExpressionAttributeValues: { ':entry': entry, ':v': entry.v, ':one': 1 },
       }),
     );
   try {
     await update();
+    touched?.set(keyId(key), key);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // Either the entry is newer (nothing to do) or the item does not exist yet: create it empty,
@@ -297,9 +316,45 @@ async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry): 
     await ensureItem(key, 'o');
     try {
       await update();
+      touched?.set(keyId(key), key);
     } catch (again) {
       if (!isConditionFailure(again)) throw again;
     }
+  }
+}
+
+const isDayItem = (key: ItemKey) => key.PK.includes('#QO#') || key.PK.includes('#QR#');
+
+/**
+ * A day item's live entries packed in one attribute, `p` (gzip of the JSON rows
+ * `[[orderId, v, fact], ...]`, by order id), stamped `pr` with the `rev` it was packed from: a
+ * query reads `p` alone (one small binary instead of a map of hundreds of entries) and falls back to
+ * the map when `pr` is not `rev` (a write since, whose repack has not run or crashed).
+ */
+function packEntries(entries: Record<string, OrderEntry>): Uint8Array {
+  const rows = Object.entries(entries)
+    .filter(([, entry]) => entry.f !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([orderId, entry]) => `[${JSON.stringify(orderId)},${entry.v},${entry.f}]`);
+  return gzipSync(`[${rows.join(',')}]`, { level: 1 });
+}
+
+async function repack(key: ItemKey): Promise<void> {
+  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  if (!Item || typeof Item.rev !== 'number') return;
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET p = :p, pr = :rev',
+        ConditionExpression: 'rev = :rev',
+        ExpressionAttributeValues: { ':p': packEntries((Item.o ?? {}) as Record<string, OrderEntry>), ':rev': Item.rev },
+      }),
+    );
+  } catch (error) {
+    // Changed meanwhile: the writer that changed it packs it again.
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
@@ -484,7 +539,9 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     if (dayEntries) dayEntries.push(entry);
     else byDay.set(day, [entry]);
   }
-  const puts: WriteRequest[] = [...items.values()].map(({ key, map, entries }) => ({ PutRequest: { Item: { ...key, [map]: entries } } }));
+  const puts: WriteRequest[] = [...items.values()].map(({ key, map, entries }) => ({
+    PutRequest: { Item: { ...key, [map]: entries, ...(isDayItem(key) ? { rev: 1, pr: 1, p: packEntries(entries as Record<string, OrderEntry>) } : {}) } },
+  }));
   const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
     PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
   }));
@@ -511,10 +568,37 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>): Map<string, 
   return orders;
 }
 
+/**
+ * The live orders of day items: each item's packed copy when it is current, else (a write whose
+ * repack has not run yet) its map of entries, read again whole.
+ */
+async function readDayItems(keys: readonly ItemKey[]): Promise<Map<string, { v: number; order: QueryOrder }>> {
+  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY, attributes: ['p', 'pr', 'rev'] });
+  const stale: ItemKey[] = [];
+  const orders = new Map<string, { v: number; order: QueryOrder }>();
+  for (const item of items) {
+    if (!(item.p instanceof Uint8Array) || item.pr !== item.rev) {
+      stale.push({ PK: item.PK as string, SK: item.SK as string });
+      continue;
+    }
+    for (const [orderId, v, row] of JSON.parse(gunzipSync(item.p).toString('utf8')) as Array<[string, number, EncodedFact]>) {
+      const known = orders.get(orderId);
+      if (!known || known.v < v) orders.set(orderId, { v, order: decodeRow(orderId, row) });
+    }
+  }
+  if (stale.length > 0) {
+    for (const [orderId, entry] of liveOrders(await batchGet(stale, { concurrency: READ_CONCURRENCY }))) {
+      const known = orders.get(orderId);
+      if (!known || known.v < entry.v) orders.set(orderId, entry);
+    }
+  }
+  return orders;
+}
+
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
   const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
-  const orders = liveOrders(await batchGet(keys, { concurrency: READ_CONCURRENCY }));
+  const orders = await readDayItems(keys);
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => {
@@ -526,7 +610,7 @@ export async function readOrdersPlaced(pixelId: string, from: number, to: number
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
   const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => refundDayKey(pixelId, day, shard)));
-  const orders = liveOrders(await batchGet(keys, { concurrency: READ_CONCURRENCY }));
+  const orders = await readDayItems(keys);
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => order.refunds.some((refund) => {

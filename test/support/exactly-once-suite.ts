@@ -141,6 +141,20 @@ async function snapshot(pixelId: string): Promise<unknown> {
         // order's own `version`, it counts writes, not what was written, so it is left out. So are
         // tombstones (an entry without facts, left where an order was before its date moved):
         // they only stop a stale state from coming back, and every read skips them.
+        // A day item's packed copy must hold what its entries hold (compared below), and be current;
+        // `rev` counts writes, so it is left out like `v`.
+        if (copy.p instanceof Uint8Array) {
+          if (copy.pr !== copy.rev) return { stalePackedCopy: item.PK };
+          const rows = (JSON.parse(gunzipSync(copy.p).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
+          const entries = Object.entries((item.o ?? {}) as Record<string, { f?: string }>)
+            .filter(([, entry]) => entry.f !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([orderId, entry]) => [orderId, JSON.parse(entry.f!)]);
+          if (JSON.stringify(rows) !== JSON.stringify(entries)) return { packedCopyDiffers: item.PK };
+          delete copy.p;
+        }
+        delete copy.rev;
+        delete copy.pr;
         if (copy.o !== null && typeof copy.o === 'object') {
           const live = Object.entries(copy.o as Record<string, { f?: string }>).filter(([, entry]) => entry.f !== undefined);
           if (live.length === 0) return undefined;
