@@ -17,9 +17,9 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC order day     `PIXEL#<p>#QO#<YYYY-MM-DD>#<shard>` / `FACTS`  { o: { <orderId>: { v, f? } } }, `f` the order
- *                               fact with its customer digest (`encodeFact`)
- * - orders by UTC refund day    `PIXEL#<p>#QR#<YYYY-MM-DD>#<shard>` / `FACTS`  same map, an order under each day it had a refund
+ * - orders by UTC order day     `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, rev, p, pr }, `f` the
+ *                               order fact with its customer digest (`encodeFact`); `p` the live entries packed (`packEntries`)
+ * - orders by UTC refund day    `PIXEL#<p>#QR#<YYYY-MM-DD>#<0-1>` / `FACTS`  same, an order under each day it had a refund
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
@@ -34,7 +34,7 @@ import { documentClient, tableName } from './dynamo-client';
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
  * without reading anything else. A query reads the day items its range touches (4 shards a day,
- * by BatchGetItem), never another pixel's or day's items.
+ * by BatchGetItem, reading only each item's packed copy `p`), never another pixel's or day's items.
  *
  * Exactness without transactions:
  * - An order entry carries the order store's `version`; a write applies only when the stored
@@ -57,6 +57,12 @@ import { documentClient, tableName } from './dynamo-client';
  *   summarises the largest set read, which holds every event written before the last recompute.
  */
 export const QUERY_SHARDS = 4;
+/**
+ * Order day items per UTC day: each holds its orders' entries and a packed copy, so 2 shards keep a
+ * day of about 2,000 orders under DynamoDB's 400 KB item size, while a query's cost is mostly per
+ * item read (a 90-day range with its comparison reads 360 order-day items).
+ */
+export const ORDER_SHARDS = 2;
 const FACTS_SK = 'FACTS';
 const POINTER_SK = 'POINTER';
 const WRITE_CONCURRENCY = 8;
@@ -64,8 +70,8 @@ const READ_CONCURRENCY = 8;
 /** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
-export function querySharding(id: string): number {
-  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % QUERY_SHARDS;
+export function querySharding(id: string, shards = QUERY_SHARDS): number {
+  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % shards;
 }
 
 const orderDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QO#${day}#${shard}`, SK: FACTS_SK });
@@ -165,7 +171,7 @@ export function toQueryOrder(order: Order): QueryOrder {
 
 /** The day items an order's fact (with its customer digest) belongs in: its order day and refund days. */
 function orderDayKeys(pixelId: string, order: QueryOrder): ItemKey[] {
-  const shard = querySharding(order.orderId);
+  const shard = querySharding(order.orderId, ORDER_SHARDS);
   const refundDays = new Set(order.refunds.map((refund) => refund.processedAt.slice(0, 10)));
   return [orderDayKey(pixelId, order.orderDate.slice(0, 10), shard), ...[...refundDays].map((day) => refundDayKey(pixelId, day, shard))];
 }
@@ -597,7 +603,7 @@ async function readDayItems(keys: readonly ItemKey[]): Promise<Map<string, { v: 
 
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
+  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
   const orders = await readDayItems(keys);
   return [...orders.values()]
     .map(({ order }) => order)
@@ -609,7 +615,7 @@ export async function readOrdersPlaced(pixelId: string, from: number, to: number
 
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => refundDayKey(pixelId, day, shard)));
+  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => refundDayKey(pixelId, day, shard)));
   const orders = await readDayItems(keys);
   return [...orders.values()]
     .map(({ order }) => order)
