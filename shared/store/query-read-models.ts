@@ -17,9 +17,10 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC order day     `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, rev, p, pr }, `f` the
- *                               order fact with its customer digest (`encodeFact`); `p` the live entries packed (`packEntries`)
- * - orders by UTC refund day    `PIXEL#<p>#QR#<YYYY-MM-DD>#<0-1>` / `FACTS`  same, an order under each day it had a refund
+ * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same }, rev, p, q, pr }:
+ *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
+ *                               order fact with its customer digest (`encodeFact`); `p` and `q` the live entries of `o`
+ *                               and `r` packed (`packEntries`) at revision `pr`
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
@@ -33,8 +34,8 @@ import { documentClient, tableName } from './dynamo-client';
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
- * without reading anything else. A query reads the day items its range touches (4 shards a day,
- * by BatchGetItem, reading only each item's packed copy `p`), never another pixel's or day's items.
+ * without reading anything else. A query reads the day items its range touches (2 shards a day,
+ * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
  *
  * Exactness without transactions:
  * - An order entry carries the order store's `version`; a write applies only when the stored
@@ -75,7 +76,9 @@ export function querySharding(id: string, shards = QUERY_SHARDS): number {
 }
 
 const orderDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QO#${day}#${shard}`, SK: FACTS_SK });
-const refundDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QR#${day}#${shard}`, SK: FACTS_SK });
+/** Where an order's entry goes: an item and its map (`o` orders placed on the item's day, `r` orders refunded on it). */
+type EntrySlot = ItemKey & { map?: 'o' | 'r' };
+const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QE#${day}#${shard}`, SK: FACTS_SK });
@@ -170,14 +173,14 @@ export function toQueryOrder(order: Order): QueryOrder {
 }
 
 /** The day items an order's fact (with its customer digest) belongs in: its order day and refund days. */
-function orderDayKeys(pixelId: string, order: QueryOrder): ItemKey[] {
+function orderDayKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
   const shard = querySharding(order.orderId, ORDER_SHARDS);
   const refundDays = new Set(order.refunds.map((refund) => refund.processedAt.slice(0, 10)));
-  return [orderDayKey(pixelId, order.orderDate.slice(0, 10), shard), ...[...refundDays].map((day) => refundDayKey(pixelId, day, shard))];
+  return [orderDayKey(pixelId, order.orderDate.slice(0, 10), shard), ...[...refundDays].map((day) => refundSlot(pixelId, day, shard))];
 }
 
 /** Every item an order's facts belong in: its day items and the identity items of its identifiers. */
-function orderItemKeys(pixelId: string, order: QueryOrder): ItemKey[] {
+function orderItemKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
   return [...orderDayKeys(pixelId, order), ...identityKeys(order.customer).map((identity) => identityKey(pixelId, identity))];
 }
 
@@ -185,7 +188,11 @@ const QC_MARK = '#QC#';
 /** The identifier an identity item is keyed by. */
 const identityOfKey = (id: string): string | undefined => (id.includes(QC_MARK) ? id.slice(id.indexOf(QC_MARK) + QC_MARK.length, id.indexOf('\n')) : undefined);
 
-const keyId = (key: ItemKey) => `${key.PK}\n${key.SK}`;
+const keyId = (key: EntrySlot) => (key.map === 'r' ? `${key.PK}\n${key.SK}\nr` : `${key.PK}\n${key.SK}`);
+const slotOf = (id: string): EntrySlot => {
+  const [PK, SK, map] = id.split('\n') as [string, string, string | undefined];
+  return map === 'r' ? { PK, SK, map } : { PK, SK };
+};
 
 /**
  * Projector for the order store: brings the order read models up to the given order states.
@@ -254,8 +261,7 @@ async function applyOrder(
     for (const identity of identityKeys(fact.customer)) await setOrderEntry(identityKey(pixelId, identity), orderId, entry);
   }
   for (const left of previous.filter((id) => !current.has(id))) {
-    const [PK, SK] = left.split('\n') as [string, string];
-    await setOrderEntry({ PK, SK }, orderId, { v: version }, touched);
+    await setOrderEntry(slotOf(left), orderId, { v: version }, touched);
   }
   return {
     ...(fact ? { live: { v: version, order: fact } } : {}),
@@ -287,7 +293,7 @@ async function refreshCustomers(
     if (group) group.push(order);
     else groups.set(customer, [order]);
   }
-  const writes: Array<{ key: ItemKey; orderId: string; entry: OrderEntry }> = [];
+  const writes: Array<{ key: EntrySlot; orderId: string; entry: OrderEntry }> = [];
   for (const group of groups.values()) {
     for (const [orderId, digest] of customerDigests(group, MAX_DIGEST_ORDERS)) {
       const { v, order } = found.get(orderId)!;
@@ -299,16 +305,17 @@ async function refreshCustomers(
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
-async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry, touched?: Map<string, ItemKey>): Promise<void> {
+async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, ItemKey>): Promise<void> {
+  const key: ItemKey = { PK: slot.PK, SK: slot.SK };
   // `rev` counts the item's changes, so a reader knows whether its packed copy is current.
   const update = () =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET o.#id = :entry ADD rev :one',
-        ConditionExpression: 'attribute_exists(o) AND (attribute_not_exists(o.#id) OR o.#id.v <= :v)',
-        ExpressionAttributeNames: { '#id': orderId },
+        UpdateExpression: 'SET #m.#id = :entry ADD rev :one',
+        ConditionExpression: 'attribute_exists(#m) AND (attribute_not_exists(#m.#id) OR #m.#id.v <= :v)',
+        ExpressionAttributeNames: { '#m': slot.map ?? 'o', '#id': orderId },
         ExpressionAttributeValues: { ':entry': entry, ':v': entry.v, ':one': 1 },
       }),
     );
@@ -317,9 +324,9 @@ async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry, t
     touched?.set(keyId(key), key);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    // Either the entry is newer (nothing to do) or the item does not exist yet: create it empty,
-    // whoever wins that race, and try once more.
-    await ensureItem(key, 'o');
+    // Either the entry is newer (nothing to do) or the item (or its map) does not exist yet:
+    // create it empty, whoever wins that race, and try once more.
+    await ensureOrderMaps(key);
     try {
       await update();
       touched?.set(keyId(key), key);
@@ -329,13 +336,25 @@ async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry, t
   }
 }
 
-const isDayItem = (key: ItemKey) => key.PK.includes('#QO#') || key.PK.includes('#QR#');
+const isDayItem = (key: ItemKey) => key.PK.includes('#QO#');
+
+/** Creates an order item's empty maps where missing (a day item has two, an identity item one); idempotent. */
+async function ensureOrderMaps(key: ItemKey): Promise<void> {
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: isDayItem(key) ? 'SET o = if_not_exists(o, :empty), r = if_not_exists(r, :empty)' : 'SET o = if_not_exists(o, :empty)',
+      ExpressionAttributeValues: { ':empty': {} },
+    }),
+  );
+}
 
 /**
- * A day item's live entries packed in one attribute, `p` (gzip of the JSON rows
- * `[[orderId, v, fact], ...]`, by order id), stamped `pr` with the `rev` it was packed from: a
- * query reads `p` alone (one small binary instead of a map of hundreds of entries) and falls back to
- * the map when `pr` is not `rev` (a write since, whose repack has not run or crashed).
+ * A day item's live entries packed in one attribute each, `p` for map `o` and `q` for map `r` (gzip
+ * of the JSON rows `[[orderId, v, fact], ...]`, by order id), stamped `pr` with the `rev` they were
+ * packed from: a query reads one of them (one small binary instead of a map of hundreds of entries)
+ * and falls back to the map when `pr` is not `rev` (a write since, whose repack has not run or crashed).
  */
 function packEntries(entries: Record<string, OrderEntry>): Uint8Array {
   const rows = Object.entries(entries)
@@ -353,9 +372,13 @@ async function repack(key: ItemKey): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET p = :p, pr = :rev',
+        UpdateExpression: 'SET p = :p, q = :q, pr = :rev',
         ConditionExpression: 'rev = :rev',
-        ExpressionAttributeValues: { ':p': packEntries((Item.o ?? {}) as Record<string, OrderEntry>), ':rev': Item.rev },
+        ExpressionAttributeValues: {
+          ':p': packEntries((Item.o ?? {}) as Record<string, OrderEntry>),
+          ':q': packEntries((Item.r ?? {}) as Record<string, OrderEntry>),
+          ':rev': Item.rev,
+        },
       }),
     );
   } catch (error) {
@@ -511,10 +534,11 @@ async function recomputeEventRollup(pixelId: string, day: string, options: { shr
  * a pixel with read-model items already: it replaces items rather than merging entries.
  */
 export async function writeInitialReadModels(pixelId: string, orders: readonly VersionedOrder[], events: readonly StoredEvent[]): Promise<void> {
-  const items = new Map<string, { key: ItemKey; map: 'o' | 'e'; entries: Record<string, unknown> }>();
-  const add = (key: ItemKey, map: 'o' | 'e', id: string, entry: unknown) => {
-    const item = items.get(keyId(key)) ?? { key, map, entries: {} };
-    item.entries[id] = entry;
+  const items = new Map<string, { key: ItemKey; maps: Record<string, Record<string, unknown>> }>();
+  const add = (slot: ItemKey & { map?: string }, fallbackMap: 'o' | 'e', id: string, entry: unknown) => {
+    const key = { PK: slot.PK, SK: slot.SK };
+    const item = items.get(keyId(key)) ?? { key, maps: isDayItem(key) ? { o: {}, r: {} } : {} };
+    (item.maps[slot.map ?? fallbackMap] ??= {})[id] = entry;
     items.set(keyId(key), item);
   };
   const pointers: WriteRequest[] = [];
@@ -545,8 +569,14 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     if (dayEntries) dayEntries.push(entry);
     else byDay.set(day, [entry]);
   }
-  const puts: WriteRequest[] = [...items.values()].map(({ key, map, entries }) => ({
-    PutRequest: { Item: { ...key, [map]: entries, ...(isDayItem(key) ? { rev: 1, pr: 1, p: packEntries(entries as Record<string, OrderEntry>) } : {}) } },
+  const puts: WriteRequest[] = [...items.values()].map(({ key, maps }) => ({
+    PutRequest: {
+      Item: {
+        ...key,
+        ...maps,
+        ...(isDayItem(key) ? { rev: 1, pr: 1, p: packEntries(maps.o as Record<string, OrderEntry>), q: packEntries(maps.r as Record<string, OrderEntry>) } : {}),
+      },
+    },
   }));
   const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
     PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
@@ -561,10 +591,10 @@ function utcDays(from: number, to: number): string[] {
   return days;
 }
 
-function liveOrders(items: ReadonlyArray<Record<string, unknown>>): Map<string, { v: number; order: QueryOrder }> {
+function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r' = 'o'): Map<string, { v: number; order: QueryOrder }> {
   const orders = new Map<string, { v: number; order: QueryOrder }>();
   for (const item of items) {
-    for (const [orderId, entry] of Object.entries((item.o ?? {}) as Record<string, OrderEntry>)) {
+    for (const [orderId, entry] of Object.entries((item[map] ?? {}) as Record<string, OrderEntry>)) {
       const known = orders.get(orderId);
       if (known && known.v >= entry.v) continue;
       if (entry.f === undefined) orders.delete(orderId);
@@ -578,22 +608,24 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>): Map<string, 
  * The live orders of day items: each item's packed copy when it is current, else (a write whose
  * repack has not run yet) its map of entries, read again whole.
  */
-async function readDayItems(keys: readonly ItemKey[]): Promise<Map<string, { v: number; order: QueryOrder }>> {
-  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY, attributes: ['p', 'pr', 'rev'] });
+async function readDayItems(keys: readonly ItemKey[], map: 'o' | 'r'): Promise<Map<string, { v: number; order: QueryOrder }>> {
+  const packed = map === 'o' ? 'p' : 'q';
+  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY, attributes: [packed, 'pr', 'rev'] });
   const stale: ItemKey[] = [];
   const orders = new Map<string, { v: number; order: QueryOrder }>();
   for (const item of items) {
-    if (!(item.p instanceof Uint8Array) || item.pr !== item.rev) {
+    const copy = item[packed];
+    if (!(copy instanceof Uint8Array) || item.pr !== item.rev) {
       stale.push({ PK: item.PK as string, SK: item.SK as string });
       continue;
     }
-    for (const [orderId, v, row] of JSON.parse(gunzipSync(item.p).toString('utf8')) as Array<[string, number, EncodedFact]>) {
+    for (const [orderId, v, row] of JSON.parse(gunzipSync(copy).toString('utf8')) as Array<[string, number, EncodedFact]>) {
       const known = orders.get(orderId);
       if (!known || known.v < v) orders.set(orderId, { v, order: decodeRow(orderId, row) });
     }
   }
   if (stale.length > 0) {
-    for (const [orderId, entry] of liveOrders(await batchGet(stale, { concurrency: READ_CONCURRENCY }))) {
+    for (const [orderId, entry] of liveOrders(await batchGet(stale, { concurrency: READ_CONCURRENCY }), map)) {
       const known = orders.get(orderId);
       if (!known || known.v < entry.v) orders.set(orderId, entry);
     }
@@ -604,7 +636,7 @@ async function readDayItems(keys: readonly ItemKey[]): Promise<Map<string, { v: 
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
   const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
-  const orders = await readDayItems(keys);
+  const orders = await readDayItems(keys, 'o');
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => {
@@ -615,8 +647,8 @@ export async function readOrdersPlaced(pixelId: string, from: number, to: number
 
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => refundDayKey(pixelId, day, shard)));
-  const orders = await readDayItems(keys);
+  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
+  const orders = await readDayItems(keys, 'r');
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => order.refunds.some((refund) => {

@@ -141,25 +141,34 @@ async function snapshot(pixelId: string): Promise<unknown> {
         // order's own `version`, it counts writes, not what was written, so it is left out. So are
         // tombstones (an entry without facts, left where an order was before its date moved):
         // they only stop a stale state from coming back, and every read skips them.
-        // A day item's packed copy must hold what its entries hold (compared below), and be current;
-        // `rev` counts writes, so it is left out like `v`.
-        if (copy.p instanceof Uint8Array) {
+        // A day item's packed copies (`p` of map `o`, `q` of map `r`) must hold what its entries
+        // hold, and be current; `rev` counts writes, so it is left out like `v`.
+        for (const [packed, map] of [['p', 'o'], ['q', 'r']] as const) {
+          if (!(copy[packed] instanceof Uint8Array)) continue;
           if (copy.pr !== copy.rev) return { stalePackedCopy: item.PK };
-          const rows = (JSON.parse(gunzipSync(copy.p).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
-          const entries = Object.entries((item.o ?? {}) as Record<string, { f?: string }>)
+          const rows = (JSON.parse(gunzipSync(copy[packed] as Uint8Array).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
+          const entries = Object.entries((item[map] ?? {}) as Record<string, { f?: string }>)
             .filter(([, entry]) => entry.f !== undefined)
             .sort(([a], [b]) => (a < b ? -1 : 1))
             .map(([orderId, entry]) => [orderId, JSON.parse(entry.f!)]);
           if (JSON.stringify(rows) !== JSON.stringify(entries)) return { packedCopyDiffers: item.PK };
-          delete copy.p;
+          delete copy[packed];
         }
         delete copy.rev;
         delete copy.pr;
-        if (copy.o !== null && typeof copy.o === 'object') {
-          const live = Object.entries(copy.o as Record<string, { f?: string }>).filter(([, entry]) => entry.f !== undefined);
-          if (live.length === 0) return undefined;
-          copy.o = Object.fromEntries(live.map(([orderId, { f }]) => [orderId, { f }]));
+        let maps = 0;
+        let liveMaps = 0;
+        for (const map of ['o', 'r'] as const) {
+          if (copy[map] === null || typeof copy[map] !== 'object') continue;
+          maps++;
+          const live = Object.entries(copy[map] as Record<string, { f?: string }>).filter(([, entry]) => entry.f !== undefined);
+          if (live.length === 0) delete copy[map];
+          else {
+            liveMaps++;
+            copy[map] = Object.fromEntries(live.map(([orderId, { f }]) => [orderId, { f }]));
+          }
         }
+        if (maps > 0 && liveMaps === 0) return undefined;
         if (String(item.PK).includes('#QP#')) {
           // The pointer of a deleted order points nowhere: no different from no pointer.
           if (Array.isArray(copy.keys) && copy.keys.length === 0) return undefined;
