@@ -17,10 +17,11 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same }, rev, p, q, pr }:
+ * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
  *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
- *                               order fact with its customer digest (`encodeFact`); `p` and `q` the live entries of `o`
- *                               and `r` packed (`packEntries`) at revision `pr`
+ *                               order fact with its customer digest (`encodeFact`)
+ *                               and / `PACKED` { p, q, want, done }: the live entries of `o` and `r` packed (`packEntries`);
+ *                               current when `done` equals `want`
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
@@ -65,6 +66,7 @@ export const QUERY_SHARDS = 4;
  */
 export const ORDER_SHARDS = 2;
 const FACTS_SK = 'FACTS';
+const PACKED_SK = 'PACKED';
 const POINTER_SK = 'POINTER';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
@@ -210,7 +212,7 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   // 1. Identity entries and tombstones; 2. the day entries of every order of the customers these
   // orders belong (or belonged) to, with fresh digests; 3. the pointers, last: a retry after a crash
   // still finds the identifiers the orders had before, so the customers they left are redone too.
-  const touched = new Map<string, ItemKey>();
+  const touched = new Map<string, Promise<ItemKey>>();
   const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
@@ -220,7 +222,7 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
     applied.flatMap(({ identities }) => identities),
     touched,
   );
-  await mapWithConcurrency([...touched.values()].filter(isDayItem), WRITE_CONCURRENCY, repack);
+  await mapWithConcurrency(await Promise.all(touched.values()), WRITE_CONCURRENCY, repack);
   await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
     try {
       await documentClient.send(
@@ -248,7 +250,7 @@ interface AppliedOrder {
 async function applyOrder(
   pixelId: string,
   { orderId, version, order }: { orderId: string; version: number; order?: Order },
-  touched: Map<string, ItemKey>,
+  touched: Map<string, Promise<ItemKey>>,
 ): Promise<AppliedOrder | undefined> {
   const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
   if (pointer && (pointer.v as number) > version) return undefined;
@@ -280,7 +282,7 @@ async function refreshCustomers(
   pixelId: string,
   orders: ReadonlyArray<{ v: number; order: QueryOrder }>,
   identities: readonly string[],
-  touched: Map<string, ItemKey>,
+  touched: Map<string, Promise<ItemKey>>,
 ): Promise<void> {
   if (orders.length === 0 && identities.length === 0) return;
   const found = await readIdentityClosure(pixelId, orders, identities);
@@ -305,23 +307,28 @@ async function refreshCustomers(
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
-async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, ItemKey>): Promise<void> {
+async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
   const key: ItemKey = { PK: slot.PK, SK: slot.SK };
-  // `rev` counts the item's changes, so a reader knows whether its packed copy is current.
+  if (touched && isDayItem(key)) {
+    // The packed copy is marked behind before its item first changes in this run (and packed again
+    // at the end): a crash in between leaves it marked, never current and wrong.
+    const id = keyId(key);
+    if (!touched.has(id)) touched.set(id, markBehind(key).then(() => key));
+    await touched.get(id);
+  }
   const update = () =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET #m.#id = :entry ADD rev :one',
+        UpdateExpression: 'SET #m.#id = :entry',
         ConditionExpression: 'attribute_exists(#m) AND (attribute_not_exists(#m.#id) OR #m.#id.v <= :v)',
         ExpressionAttributeNames: { '#m': slot.map ?? 'o', '#id': orderId },
-        ExpressionAttributeValues: { ':entry': entry, ':v': entry.v, ':one': 1 },
+        ExpressionAttributeValues: { ':entry': entry, ':v': entry.v },
       }),
     );
   try {
     await update();
-    touched?.set(keyId(key), key);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // Either the entry is newer (nothing to do) or the item (or its map) does not exist yet:
@@ -329,7 +336,6 @@ async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry
     await ensureOrderMaps(key);
     try {
       await update();
-      touched?.set(keyId(key), key);
     } catch (again) {
       if (!isConditionFailure(again)) throw again;
     }
@@ -352,9 +358,10 @@ async function ensureOrderMaps(key: ItemKey): Promise<void> {
 
 /**
  * A day item's live entries packed in one attribute each, `p` for map `o` and `q` for map `r` (gzip
- * of the JSON rows `[[orderId, v, fact], ...]`, by order id), stamped `pr` with the `rev` they were
- * packed from: a query reads one of them (one small binary instead of a map of hundreds of entries)
- * and falls back to the map when `pr` is not `rev` (a write since, whose repack has not run or crashed).
+ * of the JSON rows `[[orderId, v, fact], ...]`, by order id), in an item of their own beside the
+ * day item (`PACKED`): a query reads that small item alone, since a store reads a whole item to
+ * return any part of it. `want` counts the changes begun on the day item, `done` the count the copy
+ * was packed at; a query falls back to the day item's maps when they differ.
  */
 function packEntries(entries: Record<string, OrderEntry>): Uint8Array {
   const rows = Object.entries(entries)
@@ -364,25 +371,32 @@ function packEntries(entries: Record<string, OrderEntry>): Uint8Array {
   return gzipSync(`[${rows.join(',')}]`, { level: 1 });
 }
 
+const packedKey = (key: ItemKey): ItemKey => ({ PK: key.PK, SK: PACKED_SK });
+
+async function markBehind(key: ItemKey): Promise<void> {
+  await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: packedKey(key), UpdateExpression: 'ADD want :one', ExpressionAttributeValues: { ':one': 1 } }));
+}
+
+/** Packs a day item's maps at the change count read before them; a change begun since makes the write a no-op (its own run packs again). */
 async function repack(key: ItemKey): Promise<void> {
+  const { Item: copy } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: packedKey(key), ConsistentRead: true }));
+  if (!copy || typeof copy.want !== 'number') return;
   const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  if (!Item || typeof Item.rev !== 'number') return;
   try {
     await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET p = :p, q = :q, pr = :rev',
-        ConditionExpression: 'rev = :rev',
+        Key: packedKey(key),
+        UpdateExpression: 'SET p = :p, q = :q, done = :want',
+        ConditionExpression: 'want = :want',
         ExpressionAttributeValues: {
-          ':p': packEntries((Item.o ?? {}) as Record<string, OrderEntry>),
-          ':q': packEntries((Item.r ?? {}) as Record<string, OrderEntry>),
-          ':rev': Item.rev,
+          ':p': packEntries((Item?.o ?? {}) as Record<string, OrderEntry>),
+          ':q': packEntries((Item?.r ?? {}) as Record<string, OrderEntry>),
+          ':want': copy.want,
         },
       }),
     );
   } catch (error) {
-    // Changed meanwhile: the writer that changed it packs it again.
     if (!isConditionFailure(error)) throw error;
   }
 }
@@ -569,15 +583,12 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     if (dayEntries) dayEntries.push(entry);
     else byDay.set(day, [entry]);
   }
-  const puts: WriteRequest[] = [...items.values()].map(({ key, maps }) => ({
-    PutRequest: {
-      Item: {
-        ...key,
-        ...maps,
-        ...(isDayItem(key) ? { rev: 1, pr: 1, p: packEntries(maps.o as Record<string, OrderEntry>), q: packEntries(maps.r as Record<string, OrderEntry>) } : {}),
-      },
-    },
-  }));
+  const puts: WriteRequest[] = [...items.values()].flatMap(({ key, maps }) => [
+    { PutRequest: { Item: { ...key, ...maps } } },
+    ...(isDayItem(key)
+      ? [{ PutRequest: { Item: { ...packedKey(key), want: 1, done: 1, p: packEntries(maps.o as Record<string, OrderEntry>), q: packEntries(maps.r as Record<string, OrderEntry>) } } }]
+      : []),
+  ]);
   const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
     PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
   }));
@@ -610,13 +621,13 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r
  */
 async function readDayItems(keys: readonly ItemKey[], map: 'o' | 'r'): Promise<Map<string, { v: number; order: QueryOrder }>> {
   const packed = map === 'o' ? 'p' : 'q';
-  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY, attributes: [packed, 'pr', 'rev'] });
+  const items = await batchGet(keys.map(packedKey), { concurrency: READ_CONCURRENCY, attributes: [packed, 'want', 'done'] });
   const stale: ItemKey[] = [];
   const orders = new Map<string, { v: number; order: QueryOrder }>();
   for (const item of items) {
     const copy = item[packed];
-    if (!(copy instanceof Uint8Array) || item.pr !== item.rev) {
-      stale.push({ PK: item.PK as string, SK: item.SK as string });
+    if (!(copy instanceof Uint8Array) || item.done !== item.want) {
+      stale.push({ PK: item.PK as string, SK: FACTS_SK });
       continue;
     }
     for (const [orderId, v, row] of JSON.parse(gunzipSync(copy).toString('utf8')) as Array<[string, number, EncodedFact]>) {

@@ -141,21 +141,21 @@ async function snapshot(pixelId: string): Promise<unknown> {
         // order's own `version`, it counts writes, not what was written, so it is left out. So are
         // tombstones (an entry without facts, left where an order was before its date moved):
         // they only stop a stale state from coming back, and every read skips them.
-        // A day item's packed copies (`p` of map `o`, `q` of map `r`) must hold what its entries
-        // hold, and be current; `rev` counts writes, so it is left out like `v`.
-        for (const [packed, map] of [['p', 'o'], ['q', 'r']] as const) {
-          if (!(copy[packed] instanceof Uint8Array)) continue;
-          if (copy.pr !== copy.rev) return { stalePackedCopy: item.PK };
-          const rows = (JSON.parse(gunzipSync(copy[packed] as Uint8Array).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
-          const entries = Object.entries((item[map] ?? {}) as Record<string, { f?: string }>)
-            .filter(([, entry]) => entry.f !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : 1))
-            .map(([orderId, entry]) => [orderId, JSON.parse(entry.f!)]);
-          if (JSON.stringify(rows) !== JSON.stringify(entries)) return { packedCopyDiffers: item.PK };
-          delete copy[packed];
+        // A day item's packed copies (`p` of map `o`, `q` of map `r`, in the `PACKED` item beside it)
+        // must be current and hold what its maps hold; they are checked here and left out.
+        if (item.SK === 'PACKED') {
+          if (item.done !== item.want) return { stalePackedCopy: item.PK };
+          const day = mine.find((other) => other.PK === item.PK && other.SK === 'FACTS');
+          for (const [packed, map] of [['p', 'o'], ['q', 'r']] as const) {
+            const rows = (JSON.parse(gunzipSync(item[packed] as Uint8Array).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
+            const entries = Object.entries((day?.[map] ?? {}) as Record<string, { f?: string }>)
+              .filter(([, entry]) => entry.f !== undefined)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([orderId, entry]) => [orderId, JSON.parse(entry.f!)]);
+            if (JSON.stringify(rows) !== JSON.stringify(entries)) return { packedCopyDiffers: item.PK };
+          }
+          return undefined;
         }
-        delete copy.rev;
-        delete copy.pr;
         let maps = 0;
         let liveMaps = 0;
         for (const map of ['o', 'r'] as const) {
