@@ -155,7 +155,7 @@ export async function measureQuery(options: {
   }
 }
 
-async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void) {
+export async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void) {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
   const { writeInitialReadModels } = await import('../shared/store/query-read-models');
   const { writeInitialJourneys } = await import('../shared/store/journey-repository');

@@ -23,6 +23,26 @@ export interface QueryOrder {
   /** What the cost measures read (issue P9); absent on facts projected before they existed and on orders without them. */
   items?: Array<{ sku?: string; quantity: number; price: number; cost?: number }>;
   shippingCost?: number;
+  /**
+   * What the order-day read model knows of the order's customer (absent when it does not know yet,
+   * or for a hand-built set): then the query reads the customer's history instead.
+   */
+  customerDigest?: CustomerDigest;
+}
+
+/** The counting fields of one of a customer's orders. */
+export type DigestOrder = Pick<QueryOrder, 'financialStatus' | 'sourceName' | 'tags' | 'value' | 'paymentGateway'>;
+
+/**
+ * An order's customer as of the stored orders: `customerId` is the order id of the customer's
+ * earliest order (by order date, then id; counted or not), equal for all of one customer's orders;
+ * `earlier` holds the counting fields of every order of the customer placed before this one
+ * (same order), or is null when there are more than the read model keeps (then the query reads
+ * the customer's history).
+ */
+export interface CustomerDigest {
+  customerId: string;
+  earlier: DigestOrder[] | null;
 }
 
 /** A tracking event as the query reads it. */

@@ -10,11 +10,11 @@ import { applyEvents, applyOrders, retractEvents, writeInitialReadModels } from 
  */
 export const queryReadModelProjector: Projector = {
   name: 'query-measures',
-  async project({ pixelId, entries, orders }) {
+  async project({ pixelId, entries, orders, deletedOrders = [] }) {
     await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
     const events = entries.flatMap((entry) => entry.events);
     if (events.length > 0) await applyEvents(pixelId, events);
-    if (orders.length > 0) await applyOrders(pixelId, orders);
+    if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
   },
   seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events)),
 };

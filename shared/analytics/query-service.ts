@@ -1,7 +1,7 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
 import { FxTable } from '../ads/fx-table';
 import { evaluateFilter } from '../filters/evaluate-filter';
-import { firstCountedOrders } from '../orders/counting-rules';
+import { metCustomers } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
@@ -21,12 +21,15 @@ export interface QuerySource {
   fxTable(pixelId: string): Promise<FxTable>;
   ads(pixelId: string): Promise<readonly Ad[]>;
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
+  /** Orders placed in the range; each may carry its customer digest (query-data.ts). */
   ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  /** Orders with a refund processed in the range; each may carry its customer digest. */
   ordersRefunded(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  /** Every stored order of the customers of `orders` (read only for orders without a usable digest). */
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
   events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
-  /** Event counts by UTC hour (no identities), for ranges on whole hours. */
-  eventCounts(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
+  /** Event counts by UTC hour and name, and by UTM values with `byUtm` (no identities), for ranges on whole hours. */
+  eventCounts(pixelId: string, range: InstantRange, byUtm: boolean): Promise<QueryEvent[]>;
   /** The pixel's cost settings and SKU costs (issue P9), read only by queries with cost measures. */
   costs(pixelId: string): Promise<CostBook>;
 }
@@ -44,7 +47,7 @@ export const readModelSource: QuerySource = {
   ordersRefunded: (pixelId, range) => readOrdersRefunded(pixelId, range.start, range.end),
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
-  eventCounts: (pixelId, range) => readEventCounts(pixelId, range.start, range.end),
+  eventCounts: (pixelId, range, byUtm) => readEventCounts(pixelId, range.start, range.end, byUtm),
   costs: loadCostBook,
 };
 
@@ -63,6 +66,11 @@ function countsSuffice(spec: QuerySpec, range: InstantRange): boolean {
   // Offsets change at most twice a year; checking each day's start catches any non-hour offset.
   for (let at = range.start; at < range.end; at += 86_400_000) if (offsetMinutesAt(at, spec.timezone) % 60 !== 0) return false;
   return offsetMinutesAt(range.end - 1, spec.timezone) % 60 === 0;
+}
+
+/** Whether a query splits or narrows events by a UTM value (else the rollup by hour and name answers it). */
+function readsUtm(spec: QuerySpec): boolean {
+  return spec.dimensions.some((dimension) => dimension.startsWith('events.utm_')) || JSON.stringify(spec.filters ?? {}).includes('"events.utm_');
 }
 
 /** Measures that read refunds; only they make a `refund_date` query read the refund-day items. */
@@ -93,11 +101,14 @@ export async function runQuery(pixelId: string, request: QueryRequest, source: Q
 
   const load = (range: InstantRange) => loadRange(source, pixelId, spec, range, families, matchingAds);
   const [primaryFacts, compareFacts] = await Promise.all([load(request.primaryRange), request.compareRange ? load(request.compareRange) : undefined]);
-  // Who is new is decided over each met customer's whole history, read once for both ranges and
-  // only when a measure, dimension or filter asks for it.
+  // Who is new is decided over each met customer's whole history: the digest an order carries
+  // sums it up; for orders without one, the history is read, once for both ranges, and only when a
+  // measure, dimension or filter asks who is new.
   const met = [primaryFacts, compareFacts].flatMap((facts) => (facts ? [...facts.orders, ...facts.refundedOrders] : []));
-  const history = needsCustomerHistory(spec) ? await source.customerHistory(pixelId, met) : [];
-  const customers = firstCountedOrders(history, spec.orderSettings);
+  const wantsCustomers = needsCustomerHistory(spec);
+  const undigested = wantsCustomers ? met.filter((order) => !order.customerDigest || order.customerDigest.earlier === null) : [];
+  const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
+  const customers = wantsCustomers ? metCustomers(met, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
   const primaryData: RangeData = { ...primaryFacts, customers };
   const compareData: RangeData | undefined = compareFacts && { ...compareFacts, customers };
   const primary = computeRange(spec, request.primaryRange, primaryData, fx, costs);
@@ -118,7 +129,7 @@ async function loadRange(
   const [orders, refundedOrders, events, hours] = await Promise.all([
     wantsOrders ? source.ordersPlaced(pixelId, range) : [],
     wantsRefundDays ? source.ordersRefunded(pixelId, range) : [],
-    families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range) : source.events(pixelId, range)) : [],
+    families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range, readsUtm(spec)) : source.events(pixelId, range)) : [],
     families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
   ]);
   return {

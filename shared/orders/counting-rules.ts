@@ -1,5 +1,6 @@
 import type { ConditionOperator, OrderExclusionField } from '../catalog/order-exclusion-fields';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
+import type { CustomerDigest, QueryOrder } from '../analytics/query-data';
 import { isNegatedOperator, isScalarOperator, NEGATION_OF, SCALAR_MATCHES } from '../filters/scalar-operators';
 import type { FinancialStatus, Order } from './order';
 
@@ -134,4 +135,60 @@ export function firstCountedOrders<T extends IdentifiedOrder & CountableOrder>(
     }
   }
   return { customerOf, firstOrderOf: new Map([...first].map(([customer, order]) => [customer, order.orderId])) };
+}
+
+const isBefore = (a: IdentifiedOrder, b: IdentifiedOrder) => a.orderDate < b.orderDate || (a.orderDate === b.orderDate && a.orderId < b.orderId);
+
+/**
+ * Who the customers of the orders a query met are, and which order is each one's first counted
+ * order: from the customer digest an order carries (new when it counts and none of the customer's
+ * earlier orders counts), else from `history`, the whole stored history of the customers of the
+ * orders without a usable digest (`firstCountedOrders`). Both name a customer by the id of its
+ * earliest order, counted or not, so the two agree on who is who.
+ */
+export function metCustomers(
+  met: readonly QueryOrder[],
+  history: readonly QueryOrder[],
+  settings: CountingSettings,
+): { customerOf: Map<string, string>; firstOrderOf: Map<string, string> } {
+  const customerOf = new Map<string, string>();
+  const firstOrderOf = new Map<string, string>();
+  for (const order of met) {
+    const digest = order.customerDigest;
+    if (!digest || digest.earlier === null) continue;
+    customerOf.set(order.orderId, digest.customerId);
+    if (countsOrder(order, settings) && !digest.earlier.some((earlier) => countsOrder(earlier, settings))) firstOrderOf.set(digest.customerId, order.orderId);
+  }
+  if (history.length === 0) return { customerOf, firstOrderOf };
+  const { customerOf: groupOf, firstOrderOf: firstOfGroup } = firstCountedOrders(history, settings);
+  const earliest = new Map<string, IdentifiedOrder>();
+  for (const order of history) {
+    const group = groupOf.get(order.orderId)!;
+    const known = earliest.get(group);
+    if (!known || isBefore(order, known)) earliest.set(group, order);
+  }
+  for (const order of history) if (!customerOf.has(order.orderId)) customerOf.set(order.orderId, earliest.get(groupOf.get(order.orderId)!)!.orderId);
+  for (const [group, first] of firstOfGroup) firstOrderOf.set(earliest.get(group)!.orderId, first);
+  return { customerOf, firstOrderOf };
+}
+
+/**
+ * The customer digest of every order of one customer (all its stored orders): the customer's
+ * earliest order id, and each order's earlier orders' counting fields, at most `maxEarlier` of
+ * them (beyond, null: the query then reads the history).
+ */
+export function customerDigests(orders: readonly QueryOrder[], maxEarlier: number): Map<string, CustomerDigest> {
+  const sorted = [...orders].sort((a, b) => (isBefore(a, b) ? -1 : isBefore(b, a) ? 1 : 0));
+  const digests = new Map<string, CustomerDigest>();
+  const customerId = sorted[0]?.orderId ?? '';
+  sorted.forEach((order, index) => {
+    digests.set(order.orderId, {
+      customerId,
+      earlier:
+        index > maxEarlier
+          ? null
+          : sorted.slice(0, index).map(({ financialStatus, sourceName, tags, value, paymentGateway }) => ({ financialStatus, sourceName, tags, value, paymentGateway })),
+    });
+  });
+  return digests;
 }

@@ -59,7 +59,7 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
     const updates = batch.splice(0);
     const result = await upsertOrders(pixelId, updates.map((update) => importSource(update, importedAt)));
     // The same projectors the pipeline runs: a backfill updates every read model.
-    await runProjectors({ pixelId, entries: [], orders: result.orders }, options.projectors);
+    await runProjectors({ pixelId, entries: [], orders: result.orders, deletedOrders: result.deleted }, options.projectors);
     summary.orders += updates.length;
     summary.created += result.created;
     summary.updated += result.updated;

@@ -114,7 +114,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
   // Markers first: they are what a re-run reads to finish an interrupted run. The rest depends
   // only on them, so it runs side by side.
   await writeDedupIndex(index, newMarkers, epochSeconds(new Date(entries.at(-1)!.acceptedAt)));
-  const [{ orders }] = await Promise.all([
+  const [{ orders, deleted: deletedOrders }] = await Promise.all([
     upsertOrders(pixelId, sources, retractions),
     writeEventPages(pagesOf(deliveries, losers)),
     markSuperseded(groupMarks(outsideMarks), eventTtl(entries.at(-1)!.acceptedAt)),
@@ -126,7 +126,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
     superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId, day: dayOfPage(page) })),
   }));
-  await runProjectors({ pixelId, entries: projected, orders }, options.projectors ?? readModelProjectors);
+  await runProjectors({ pixelId, entries: projected, orders, deletedOrders }, options.projectors ?? readModelProjectors);
 
   await markProjected(entries, options.now);
 }

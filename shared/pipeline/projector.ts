@@ -1,4 +1,4 @@
-import type { VersionedOrder } from '../store/order-repository';
+import type { DeletedOrder, VersionedOrder } from '../store/order-repository';
 import type { StoredEvent } from '../tracking/stored-event';
 
 /**
@@ -41,6 +41,13 @@ export interface ProjectionBatch {
    * copy never replaces a newer version with an older one (a rebuild or an import can race the drain).
    */
   orders: VersionedOrder[];
+  /**
+   * Orders the batch left without any statement (their only statement was a delivery that lost to
+   * an earlier one), with the version that deleted them: newer than any copy a projector holds, so
+   * it drops its copy unless it holds a newer version still (the order was made again since). A
+   * re-run reports the same deletion again. Absent means none.
+   */
+  deletedOrders?: DeletedOrder[];
 }
 
 export interface ProjectedEntry {

@@ -29,9 +29,13 @@ export async function rebuildReadModels(
       summary.events += page.events.length;
     }
   }
-  const orders = await readVersionedOrders(pixelId, range.from, range.to);
+  const { orders, deleted } = await readVersionedOrders(pixelId, range.from, range.to);
   for (let start = 0; start < orders.length; start += 100) {
     await runProjectors({ pixelId, entries: [], orders: orders.slice(start, start + 100) }, projectors);
+  }
+  // Orders whose statements were all taken back: a read model that missed the deletion drops them.
+  for (let start = 0; start < deleted.length; start += 100) {
+    await runProjectors({ pixelId, entries: [], orders: [], deletedOrders: deleted.slice(start, start + 100) }, projectors);
   }
   summary.orders = orders.length;
   return summary;

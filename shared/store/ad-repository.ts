@@ -351,7 +351,7 @@ export async function loadRollupsForAds(
   }
   const adByPk = new Map(ads.map((ad) => [metricsPk(pixelId, ad), adKeyString(ad)]));
   const keys = ads.flatMap((ad) => months.map((month) => ({ PK: metricsPk(pixelId, ad), SK: ROLLUP_SK_PREFIX + month })));
-  const items = await batchGet(keys, { concurrency, projection: zone.kind === 'utc' ? ['PK', 'SK', 'u'] : ['PK', 'SK', 'tz', 'z'] });
+  const items = await batchGet(keys, { concurrency, attributes: zone.kind === 'utc' ? ['u'] : ['tz', 'z'] });
   items.sort((a, b) => ((a.SK as string) < (b.SK as string) ? -1 : (a.SK as string) > (b.SK as string) ? 1 : 0));
   const parts = new Map<string, Float64Array[]>();
   for (const item of items) {

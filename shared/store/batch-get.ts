@@ -15,24 +15,25 @@ const MAX_ATTEMPTS = 8;
  */
 export async function batchGet(
   keys: readonly ItemKey[],
-  options: { concurrency?: number; /** The attributes to read; all when absent. */ projection?: readonly string[] } = {},
+  options: { concurrency?: number; /** Top-level attributes to read (the key is always read). */ attributes?: readonly string[] } = {},
 ): Promise<Array<Record<string, unknown>>> {
   const batches: ItemKey[][] = [];
   for (let start = 0; start < keys.length; start += MAX_BATCH) batches.push(keys.slice(start, start + MAX_BATCH));
-  return (await mapWithConcurrency(batches, options.concurrency ?? 1, (batch) => readOneBatch(batch, options.projection))).flat();
+  const projection = options.attributes && {
+    ProjectionExpression: ['PK', 'SK', ...options.attributes].map((_, i) => `#a${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(['PK', 'SK', ...options.attributes].map((name, i) => [`#a${i}`, name])),
+  };
+  return (await mapWithConcurrency(batches, options.concurrency ?? 1, (batch) => readOneBatch(batch, projection))).flat();
 }
 
-async function readOneBatch(batch: ItemKey[], projection: readonly string[] | undefined): Promise<Array<Record<string, unknown>>> {
-  const projected = projection
-    ? { ProjectionExpression: projection.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.map((name, i) => [`#p${i}`, name])) }
-    : {};
+async function readOneBatch(batch: ItemKey[], projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }): Promise<Array<Record<string, unknown>>> {
   const found: Array<Record<string, unknown>> = [];
   let pending: Array<Record<string, unknown>> = batch;
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch reads unprocessed after ${MAX_ATTEMPTS} attempts`);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
     const { Responses, UnprocessedKeys } = await bulkDocumentClient.send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projected } } }),
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
     );
     found.push(...(Responses?.[tableName()] ?? []));
     pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];

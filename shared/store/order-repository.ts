@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
@@ -26,6 +26,12 @@ import { queryAll } from './query-all';
  * depends on which statements were made, never on the order or the number of times they were
  * applied: a retry, a duplicate or a late projection changes nothing. Each write is a
  * read-fold-write guarded by `version`; a write that loses a race re-reads and folds again.
+ *
+ * An order whose every statement was taken back is not deleted but left as a tombstone
+ * `{ deleted: true, sources: "{}", version }` (keeping its GSI1 keys, so a rebuild over its date
+ * range still meets it): the version keeps counting through it, so read models that copied the
+ * order learn of the deletion with a version newer than any copy, and of a later re-creation
+ * with a newer one still. Every read skips tombstones.
  */
 const ORDER_SK = 'ORDER';
 const MAX_ATTEMPTS = 6;
@@ -63,20 +69,28 @@ export interface VersionedOrder {
   version: number;
 }
 
+/** An order whose statements were all taken back, at the store version that deleted it (newer than any copy of it). */
+export interface DeletedOrder {
+  orderId: string;
+  version: number;
+}
+
 export interface UpsertOrdersResult {
   created: number;
   updated: number;
   /** Orders the sources left as they were (a retry, a duplicate, a statement already known). */
   unchanged: number;
-  /** Every order the sources are about, as stored afterwards (an order whose statements were all taken back is left out). */
+  /** Every order the sources are about, as stored afterwards (an order whose statements were all taken back is in `deleted`). */
   orders: VersionedOrder[];
+  /** Orders the retractions left without statements, deleted now or before (a retry reports them again). */
+  deleted: DeletedOrder[];
 }
 
 /**
  * Adds sources to their orders, creating the ones not stored yet; each order is written once.
  */
 export async function upsertOrders(pixelId: string, sources: readonly OrderSource[], retractions: readonly OrderRetraction[] = []): Promise<UpsertOrdersResult> {
-  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0, orders: [] };
+  const result: UpsertOrdersResult = { created: 0, updated: 0, unchanged: 0, orders: [], deleted: [] };
   if (sources.length === 0 && retractions.length === 0) return result;
   const byOrder = new Map<string, OrderSource[]>();
   for (const retraction of retractions) byOrder.set(retraction.orderId, byOrder.get(retraction.orderId) ?? []);
@@ -91,9 +105,10 @@ export async function upsertOrders(pixelId: string, sources: readonly OrderSourc
   const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderSources]) =>
     applySources(pixelId, orderId, orderSources, retractions.filter((retraction) => retraction.orderId === orderId), stored.get(orderId)),
   );
-  for (const { outcome, order } of outcomes) {
+  for (const { outcome, order, deleted } of outcomes) {
     result[outcome]++;
     if (order) result.orders.push(order);
+    if (deleted) result.deleted.push(deleted);
   }
   return result;
 }
@@ -106,9 +121,10 @@ async function applySources(
   sources: readonly OrderSource[],
   retractions: readonly OrderRetraction[],
   firstRead: Record<string, unknown> | undefined,
-): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders'>; order: VersionedOrder | undefined }> {
+): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders' | 'deleted'>; order?: VersionedOrder; deleted?: DeletedOrder }> {
   let item = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const live = item !== undefined && item.deleted !== true;
     const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
     const merged: StoredSources = { ...known };
     let changed = false;
@@ -126,14 +142,24 @@ async function applySources(
         changed = true;
       }
     }
-    if (!changed) return { outcome: 'unchanged', order: item ? versionedOrderOf(item) : undefined };
+    if (!changed) {
+      // A retry after a crash reports the deletion again, so read models still hear of it.
+      if (item && !live) return { outcome: 'unchanged', deleted: { orderId, version: item.version as number } };
+      return { outcome: 'unchanged', ...(item ? { order: versionedOrderOf(item) } : {}) };
+    }
     const version = item ? (item.version as number) : 0;
     const versionCondition = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
     if (Object.keys(merged).length === 0) {
       // Only taken-back statements were left: the order never existed.
       try {
-        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: orderKey(pixelId, orderId), ...versionCondition }));
-        return { outcome: 'updated', order: undefined };
+        await documentClient.send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...orderKey(pixelId, orderId), ...(item?.GSI1PK ? { GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK } : {}), orderId, deleted: true, sources: '{}', version: version + 1 },
+            ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          }),
+        );
+        return { outcome: 'updated', deleted: { orderId, version: version + 1 } };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
         item = await readItem(pixelId, orderId);
@@ -149,7 +175,7 @@ async function applySources(
           ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
         }),
       );
-      const outcome = !item ? 'created' : fingerprint(stateOf(item)) === fingerprint(next) ? 'unchanged' : 'updated';
+      const outcome = !live ? 'created' : fingerprint(stateOf(item!)) === fingerprint(next) ? 'unchanged' : 'updated';
       return { outcome, order: { order: next.order, version: version + 1 } };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
@@ -211,7 +237,7 @@ async function readItem(pixelId: string, orderId: string): Promise<Record<string
 
 export async function getOrder(pixelId: string, orderId: string): Promise<Order | undefined> {
   const item = await readItem(pixelId, orderId);
-  return item ? stateOf(item).order : undefined;
+  return item && item.deleted !== true ? stateOf(item).order : undefined;
 }
 
 /**
@@ -219,12 +245,19 @@ export async function getOrder(pixelId: string, orderId: string): Promise<Order 
  * The index is eventually consistent, so an order written a moment ago may be missing.
  */
 export async function readOrders(pixelId: string, from: Date, to: Date): Promise<Order[]> {
-  return (await readOrderItems(pixelId, from, to)).map((item) => stateOf(item).order);
+  return (await readOrderItems(pixelId, from, to)).filter((item) => item.deleted !== true).map((item) => stateOf(item).order);
 }
 
-/** `readOrders` with each order's version, for replaying orders through read models. */
-export async function readVersionedOrders(pixelId: string, from: Date, to: Date): Promise<VersionedOrder[]> {
-  return (await readOrderItems(pixelId, from, to)).map(versionedOrderOf);
+/**
+ * `readOrders` with each order's version, and the tombstones of orders placed in the range whose
+ * statements were all taken back, for replaying orders through read models.
+ */
+export async function readVersionedOrders(pixelId: string, from: Date, to: Date): Promise<{ orders: VersionedOrder[]; deleted: DeletedOrder[] }> {
+  const items = await readOrderItems(pixelId, from, to);
+  return {
+    orders: items.filter((item) => item.deleted !== true).map(versionedOrderOf),
+    deleted: items.filter((item) => item.deleted === true).map((item) => ({ orderId: item.orderId as string, version: item.version as number })),
+  };
 }
 
 async function readOrderItems(pixelId: string, from: Date, to: Date): Promise<Array<Record<string, unknown>>> {

@@ -1,9 +1,11 @@
-import type { VersionedOrder } from './order-repository';
+import type { DeletedOrder, VersionedOrder } from './order-repository';
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
-import type { QueryEvent, QueryOrder } from '../analytics/query-data';
+import type { CustomerDigest, QueryEvent, QueryOrder } from '../analytics/query-data';
+import { customerDigests, customerKeys } from '../orders/counting-rules';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
@@ -15,24 +17,41 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC order day     `PIXEL#<p>#QO#<YYYY-MM-DD>#<shard>` / `FACTS`  { o: { <orderId>: { v, f? } } }
- * - orders by UTC refund day    `PIXEL#<p>#QR#<YYYY-MM-DD>#<shard>` / `FACTS`  same map, an order under each day it had a refund
- * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map, an order under each of its identifiers
+ * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
+ *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
+ *                               order fact with its customer digest (`encodeFact`)
+ *                               and / `PACKED` { p, q, want, done }: the live entries of `o` and `r` packed (`packEntries`);
+ *                               current when `done` equals `want`
+ * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
+ *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
+ *                               a customer's orders
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
  * - events by UTC day           `PIXEL#<p>#QE#<YYYY-MM-DD>#<shard>` / `FACTS`  { e: { <eventId>: JSON fact } }
- * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c }: the day's events counted
- *                               by UTC hour, name and UTM source/medium/campaign, summarising `n` facts
+ * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k }: the day's events counted
+ *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
+ *                               summarising `n` facts
  *
  * Per-order facts (never pre-summed totals), because each query's orderSettings decide which
- * orders count. A query reads the day items its range touches (4 shards a day, by BatchGetItem)
- * and the identity items of the customers it meets, never another pixel's or day's items.
+ * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
+ * the customer's earliest order id and the counting fields of every earlier order of the customer
+ * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
+ * without reading anything else. A query reads the day items its range touches (2 shards a day,
+ * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
  *
  * Exactness without transactions:
  * - An order entry carries the order store's `version`; a write applies only when the stored
  *   entry's version is not newer (`v <= :v`), so duplicates and retries rewrite the same entry
- *   and a late, older delivery changes nothing.
- * - An order whose date (or refunds) moved leaves a tombstone `{ v }` in the items it left, found
- *   through its pointer; the pointer is written last, so a crash before it is repaired by the retry.
+ *   and a late, older delivery changes nothing. A deleted order's entries become tombstones `{ v }`
+ *   at the deletion's version.
+ * - An order whose date (or refunds, or identifiers) moved leaves a tombstone `{ v }` in the items
+ *   it left, found through its pointer.
+ * - Digests are a function of the identity items: after the identity entries of a batch's orders
+ *   are written, the projector reads the customers they belong to now and belonged to before (the
+ *   identifiers in the old pointers) and rewrites the day entries of every order of those customers.
+ *   Pointers are written last, so a crash before them is repaired by the retry, which still sees
+ *   the old identifiers. This relies on one pixel's order changes being projected one batch at a
+ *   time (the pipeline's consumer does; an import or a rebuild running beside it may leave a
+ *   digest stale until the customer's next change or a rebuild).
  * - Events never change once stored (the event store keeps the first delivery), so an entry keyed
  *   by event id is written with a plain SET: a duplicate rewrites the same entry.
  * - A day's rollup is recomputed from the day's fact items after every write to them, and written
@@ -40,19 +59,28 @@ import { documentClient, tableName } from './dynamo-client';
  *   summarises the largest set read, which holds every event written before the last recompute.
  */
 export const QUERY_SHARDS = 4;
+/**
+ * Order day items per UTC day: each holds its orders' entries and a packed copy, so 2 shards keep a
+ * day of about 2,000 orders under DynamoDB's 400 KB item size, while a query's cost is mostly per
+ * item read (a 90-day range with its comparison reads 360 order-day items).
+ */
+export const ORDER_SHARDS = 2;
 const FACTS_SK = 'FACTS';
+const PACKED_SK = 'PACKED';
 const POINTER_SK = 'POINTER';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 /** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
-export function querySharding(id: string): number {
-  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % QUERY_SHARDS;
+export function querySharding(id: string, shards = QUERY_SHARDS): number {
+  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % shards;
 }
 
 const orderDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QO#${day}#${shard}`, SK: FACTS_SK });
-const refundDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QR#${day}#${shard}`, SK: FACTS_SK });
+/** Where an order's entry goes: an item and its map (`o` orders placed on the item's day, `r` orders refunded on it). */
+type EntrySlot = ItemKey & { map?: 'o' | 'r' };
+const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QE#${day}#${shard}`, SK: FACTS_SK });
@@ -62,8 +90,92 @@ export type { VersionedOrder };
 
 interface OrderEntry {
   v: number;
-  /** JSON of the QueryOrder; absent in a tombstone. */
+  /** The QueryOrder, encoded by `encodeFact`; absent in a tombstone. */
   f?: string;
+}
+
+/** Orders of a customer before one order that its digest lists; beyond, the digest says "read the history". */
+export const MAX_DIGEST_ORDERS = 50;
+
+/**
+ * An order fact as a JSON array, positional (a query decodes tens of thousands of them; arrays
+ * parse several times faster than objects with repeated keys): [orderDate, value, currency,
+ * sourceName, tags, paymentGateway, financialStatus, [[refund amount, processedAt]...], userIds,
+ * emailHashes, phoneHashes, digest?] with digest [customerId, [[financialStatus, sourceName, tags,
+ * value, paymentGateway]...] | null]. Identity items hold facts without a digest.
+ */
+export function encodeFact(order: QueryOrder, digest?: CustomerDigest): string {
+  const row: unknown[] = [
+    order.orderDate,
+    order.value,
+    order.currency,
+    order.sourceName,
+    order.tags,
+    order.paymentGateway,
+    order.financialStatus,
+    order.refunds.map((refund) => [refund.amount, refund.processedAt]),
+    order.customer.userIds,
+    order.customer.emailHashes,
+    order.customer.phoneHashes,
+  ];
+  // Optional trailing members, each null when absent and cut when nothing follows: the customer
+  // digest, then what costing reads (items as [sku, quantity, price, cost], the shipping cost).
+  const tail: unknown[] = [
+    digest ? [digest.customerId, digest.earlier === null ? null : digest.earlier.map((earlier) => [earlier.financialStatus, earlier.sourceName, earlier.tags, earlier.value, earlier.paymentGateway])] : null,
+    order.items ? order.items.map((item) => [item.sku ?? null, item.quantity, item.price, item.cost ?? null]) : null,
+    order.shippingCost ?? null,
+  ];
+  while (tail.length > 0 && tail.at(-1) === null) tail.pop();
+  return JSON.stringify([...row, ...tail]);
+}
+
+type EncodedFact = [
+  string,
+  number | null,
+  string | null,
+  string | null,
+  string[],
+  string | null,
+  QueryOrder['financialStatus'],
+  Array<[number, string]>,
+  string[],
+  string[],
+  string[],
+  ([string, Array<[QueryOrder['financialStatus'], string | null, string[], number | null, string | null]> | null] | null)?,
+  (Array<[string | null, number, number, number | null]> | null)?,
+  (number | null)?,
+];
+
+export function decodeFact(orderId: string, text: string): QueryOrder {
+  // Items written before the positional encoding hold the object itself.
+  if (text.startsWith('{')) return JSON.parse(text) as QueryOrder;
+  return decodeRow(orderId, JSON.parse(text) as EncodedFact);
+}
+
+function decodeRow(orderId: string, row: EncodedFact): QueryOrder {
+  const [orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, refunds, userIds, emailHashes, phoneHashes, digest, items, shippingCost] = row;
+  const order: QueryOrder = {
+    orderId,
+    orderDate,
+    value,
+    currency,
+    sourceName,
+    tags,
+    paymentGateway,
+    financialStatus,
+    refunds: refunds.map(([amount, processedAt]) => ({ amount, processedAt })),
+    customer: { userIds, emailHashes, phoneHashes },
+    ...(items ? { items: items.map(([sku, quantity, price, cost]) => ({ ...(sku === null ? {} : { sku }), quantity, price, ...(cost === null ? {} : { cost }) })) } : {}),
+    ...(shippingCost === undefined || shippingCost === null ? {} : { shippingCost }),
+  };
+  if (digest) {
+    const [customerId, earlier] = digest;
+    order.customerDigest = {
+      customerId,
+      earlier: earlier === null ? null : earlier.map(([status, source, earlierTags, earlierValue, gateway]) => ({ financialStatus: status, sourceName: source, tags: earlierTags, value: earlierValue, paymentGateway: gateway })),
+    };
+  }
+  return order;
 }
 
 export function toQueryOrder(order: Order): QueryOrder {
@@ -84,69 +196,156 @@ export function toQueryOrder(order: Order): QueryOrder {
   };
 }
 
-/** Every item an order's facts belong in. */
-function orderItemKeys(pixelId: string, order: QueryOrder): ItemKey[] {
-  const shard = querySharding(order.orderId);
+/** The day items an order's fact (with its customer digest) belongs in: its order day and refund days. */
+function orderDayKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
+  const shard = querySharding(order.orderId, ORDER_SHARDS);
   const refundDays = new Set(order.refunds.map((refund) => refund.processedAt.slice(0, 10)));
-  return [
-    orderDayKey(pixelId, order.orderDate.slice(0, 10), shard),
-    ...[...refundDays].map((day) => refundDayKey(pixelId, day, shard)),
-    ...identityKeys(order.customer).map((identity) => identityKey(pixelId, identity)),
-  ];
+  return [orderDayKey(pixelId, order.orderDate.slice(0, 10), shard), ...[...refundDays].map((day) => refundSlot(pixelId, day, shard))];
 }
 
-const keyId = (key: ItemKey) => `${key.PK}\n${key.SK}`;
+/** Every item an order's facts belong in: its day items and the identity items of its identifiers. */
+function orderItemKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
+  return [...orderDayKeys(pixelId, order), ...identityKeys(order.customer).map((identity) => identityKey(pixelId, identity))];
+}
+
+const QC_MARK = '#QC#';
+/** The identifier an identity item is keyed by. */
+const identityOfKey = (id: string): string | undefined => (id.includes(QC_MARK) ? id.slice(id.indexOf(QC_MARK) + QC_MARK.length, id.indexOf('\n')) : undefined);
+
+const keyId = (key: EntrySlot) => (key.map === 'r' ? `${key.PK}\n${key.SK}\nr` : `${key.PK}\n${key.SK}`);
+const slotOf = (id: string): EntrySlot => {
+  const [PK, SK, map] = id.split('\n') as [string, string, string | undefined];
+  return map === 'r' ? { PK, SK, map } : { PK, SK };
+};
 
 /**
  * Projector for the order store: brings the order read models up to the given order states.
  * Exact under duplicates, retries, reordering (an older version is ignored) and crashes between
  * writes (the retry completes them). Orders are independent; one order's writes run in sequence.
  */
-export async function applyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<void> {
-  const latest = new Map<string, VersionedOrder>();
-  for (const entry of orders) {
-    const known = latest.get(entry.order.orderId);
-    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
-  }
-  await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry));
+export async function applyOrders(pixelId: string, orders: readonly VersionedOrder[], deleted: readonly DeletedOrder[] = []): Promise<void> {
+  const latest = new Map<string, { orderId: string; version: number; order?: Order }>();
+  const offer = (entry: { orderId: string; version: number; order?: Order }) => {
+    const known = latest.get(entry.orderId);
+    if (!known || known.version <= entry.version) latest.set(entry.orderId, entry);
+  };
+  for (const { order, version } of orders) offer({ orderId: order.orderId, version, order });
+  for (const { orderId, version } of deleted) offer({ orderId, version });
+  // 1. Identity entries and tombstones; 2. the day entries of every order of the customers these
+  // orders belong (or belonged) to, with fresh digests; 3. the pointers, last: a retry after a crash
+  // still finds the identifiers the orders had before, so the customers they left are redone too.
+  const touched = new Map<string, Promise<ItemKey>>();
+  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched))).filter(
+    (outcome): outcome is AppliedOrder => outcome !== undefined,
+  );
+  await refreshCustomers(
+    pixelId,
+    applied.flatMap(({ live }) => (live ? [live] : [])),
+    applied.flatMap(({ identities }) => identities),
+    touched,
+  );
+  await mapWithConcurrency(await Promise.all(touched.values()), WRITE_CONCURRENCY, repack);
+  await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
+    try {
+      await documentClient.send(
+        new PutCommand({ TableName: tableName(), Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  });
 }
 
-async function applyOrder(pixelId: string, { order, version }: VersionedOrder): Promise<void> {
-  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, order.orderId), ConsistentRead: true }));
-  if (pointer && (pointer.v as number) > version) return;
-  const fact = toQueryOrder(order);
-  const keys = orderItemKeys(pixelId, fact);
+interface AppliedOrder {
+  /** The order's state, unless it was deleted. */
+  live?: { v: number; order: QueryOrder };
+  /** Identifiers the order has now or had as last projected: their customers' digests may change. */
+  identities: string[];
+  pointer: Record<string, unknown> & { v: number };
+}
+
+/**
+ * Brings one order's identity entries to a state of it (without `order`, the order was deleted and
+ * every entry becomes a tombstone) and tombstones the items it left; its day entries are written by
+ * `refreshCustomers`. Undefined when a newer state was projected already.
+ */
+async function applyOrder(
+  pixelId: string,
+  { orderId, version, order }: { orderId: string; version: number; order?: Order },
+  touched: Map<string, Promise<ItemKey>>,
+): Promise<AppliedOrder | undefined> {
+  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
+  if (pointer && (pointer.v as number) > version) return undefined;
+  const fact = order && toQueryOrder(order);
+  const keys = fact ? orderItemKeys(pixelId, fact) : [];
   const current = new Set(keys.map(keyId));
-  const entry: OrderEntry = { v: version, f: JSON.stringify(fact) };
-  for (const key of keys) await setOrderEntry(key, order.orderId, entry);
-  for (const left of ((pointer?.keys as string[] | undefined) ?? []).filter((id) => !current.has(id))) {
-    const [PK, SK] = left.split('\n') as [string, string];
-    await setOrderEntry({ PK, SK }, order.orderId, { v: version });
+  const previous = (pointer?.keys as string[] | undefined) ?? [];
+  if (fact) {
+    const entry: OrderEntry = { v: version, f: encodeFact(fact) };
+    for (const identity of identityKeys(fact.customer)) await setOrderEntry(identityKey(pixelId, identity), orderId, entry);
   }
-  try {
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...pointerKey(pixelId, order.orderId), v: version, keys: [...current] },
-        ConditionExpression: 'attribute_not_exists(PK) OR v <= :v',
-        ExpressionAttributeValues: { ':v': version },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  for (const left of previous.filter((id) => !current.has(id))) {
+    await setOrderEntry(slotOf(left), orderId, { v: version }, touched);
   }
+  return {
+    ...(fact ? { live: { v: version, order: fact } } : {}),
+    identities: [...new Set([...(fact ? identityKeys(fact.customer) : []), ...previous.flatMap((id) => identityOfKey(id) ?? [])])],
+    pointer: { ...pointerKey(pixelId, orderId), v: version, keys: [...current] },
+  };
+}
+
+/**
+ * Rewrites the day entries of every stored order of the customers of `orders` and of the
+ * identifiers given (read from the identity items, transitively), each with its customer's digest
+ * as the stored orders make it now. Each entry keeps its order's version, so it never replaces a
+ * newer state of the order.
+ */
+async function refreshCustomers(
+  pixelId: string,
+  orders: ReadonlyArray<{ v: number; order: QueryOrder }>,
+  identities: readonly string[],
+  touched: Map<string, Promise<ItemKey>>,
+): Promise<void> {
+  if (orders.length === 0 && identities.length === 0) return;
+  const found = await readIdentityClosure(pixelId, orders, identities);
+  const all = [...found.values()];
+  const customerOf = customerKeys(all.map(({ order }) => order));
+  const groups = new Map<string, QueryOrder[]>();
+  for (const { order } of all) {
+    const customer = customerOf.get(order.orderId)!;
+    const group = groups.get(customer);
+    if (group) group.push(order);
+    else groups.set(customer, [order]);
+  }
+  const writes: Array<{ key: EntrySlot; orderId: string; entry: OrderEntry }> = [];
+  for (const group of groups.values()) {
+    for (const [orderId, digest] of customerDigests(group, MAX_DIGEST_ORDERS)) {
+      const { v, order } = found.get(orderId)!;
+      const entry: OrderEntry = { v, f: encodeFact(order, digest) };
+      for (const key of orderDayKeys(pixelId, order)) writes.push({ key, orderId, entry });
+    }
+  }
+  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
-async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry): Promise<void> {
+async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
+  const key: ItemKey = { PK: slot.PK, SK: slot.SK };
+  if (touched && isDayItem(key)) {
+    // The packed copy is marked behind before its item first changes in this run (and packed again
+    // at the end): a crash in between leaves it marked, never current and wrong.
+    const id = keyId(key);
+    if (!touched.has(id)) touched.set(id, markBehind(key).then(() => key));
+    await touched.get(id);
+  }
   const update = () =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET o.#id = :entry',
-        ConditionExpression: 'attribute_exists(o) AND (attribute_not_exists(o.#id) OR o.#id.v <= :v)',
-        ExpressionAttributeNames: { '#id': orderId },
+        UpdateExpression: 'SET #m.#id = :entry',
+        ConditionExpression: 'attribute_exists(#m) AND (attribute_not_exists(#m.#id) OR #m.#id.v <= :v)',
+        ExpressionAttributeNames: { '#m': slot.map ?? 'o', '#id': orderId },
         ExpressionAttributeValues: { ':entry': entry, ':v': entry.v },
       }),
     );
@@ -154,14 +353,73 @@ async function setOrderEntry(key: ItemKey, orderId: string, entry: OrderEntry): 
     await update();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    // Either the entry is newer (nothing to do) or the item does not exist yet: create it empty,
-    // whoever wins that race, and try once more.
-    await ensureItem(key, 'o');
+    // Either the entry is newer (nothing to do) or the item (or its map) does not exist yet:
+    // create it empty, whoever wins that race, and try once more.
+    await ensureOrderMaps(key);
     try {
       await update();
     } catch (again) {
       if (!isConditionFailure(again)) throw again;
     }
+  }
+}
+
+const isDayItem = (key: ItemKey) => key.PK.includes('#QO#');
+
+/** Creates an order item's empty maps where missing (a day item has two, an identity item one); idempotent. */
+async function ensureOrderMaps(key: ItemKey): Promise<void> {
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: isDayItem(key) ? 'SET o = if_not_exists(o, :empty), r = if_not_exists(r, :empty)' : 'SET o = if_not_exists(o, :empty)',
+      ExpressionAttributeValues: { ':empty': {} },
+    }),
+  );
+}
+
+/**
+ * A day item's live entries packed in one attribute each, `p` for map `o` and `q` for map `r` (gzip
+ * of the JSON rows `[[orderId, v, fact], ...]`, by order id), in an item of their own beside the
+ * day item (`PACKED`): a query reads that small item alone, since a store reads a whole item to
+ * return any part of it. `want` counts the changes begun on the day item, `done` the count the copy
+ * was packed at; a query falls back to the day item's maps when they differ.
+ */
+function packEntries(entries: Record<string, OrderEntry>): Uint8Array {
+  const rows = Object.entries(entries)
+    .filter(([, entry]) => entry.f !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([orderId, entry]) => `[${JSON.stringify(orderId)},${entry.v},${entry.f}]`);
+  return gzipSync(`[${rows.join(',')}]`, { level: 1 });
+}
+
+const packedKey = (key: ItemKey): ItemKey => ({ PK: key.PK, SK: PACKED_SK });
+
+async function markBehind(key: ItemKey): Promise<void> {
+  await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: packedKey(key), UpdateExpression: 'ADD want :one', ExpressionAttributeValues: { ':one': 1 } }));
+}
+
+/** Packs a day item's maps at the change count read before them; a change begun since makes the write a no-op (its own run packs again). */
+async function repack(key: ItemKey): Promise<void> {
+  const { Item: copy } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: packedKey(key), ConsistentRead: true }));
+  if (!copy || typeof copy.want !== 'number') return;
+  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: packedKey(key),
+        UpdateExpression: 'SET p = :p, q = :q, done = :want',
+        ConditionExpression: 'want = :want',
+        ExpressionAttributeValues: {
+          ':p': packEntries((Item?.o ?? {}) as Record<string, OrderEntry>),
+          ':q': packEntries((Item?.r ?? {}) as Record<string, OrderEntry>),
+          ':want': copy.want,
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
@@ -237,15 +495,25 @@ export async function applyEvents(pixelId: string, events: readonly StoredEvent[
   await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day));
 }
 
-/** A day's counts by UTC hour, name and UTM values: key `JSON [hour, name, source, medium, campaign]`, value count. */
-function rollupOf(entries: Iterable<EventEntry>): Record<string, number> {
-  const counts: Record<string, number> = {};
+/**
+ * A day's rollup attributes: `c`, JSON rows `[hour, name, utm_source, utm_medium, utm_campaign, count]`
+ * by UTC hour, name and UTM values; `k`, JSON rows `[hour, name, count]` by UTC hour and name only,
+ * which is all a query without an events dimension or filter reads (a fraction of the rows).
+ * One JSON array each, so a read is one parse per day.
+ */
+function rollupOf(entries: Iterable<EventEntry>): { c: string; k: string } {
+  const counts = new Map<string, number>();
+  const coarse = new Map<string, number>();
   for (const [offset, name, source, medium, campaign] of entries) {
-    const key = JSON.stringify([Math.floor(offset / 3_600_000), name, source, medium, campaign]);
-    counts[key] = (counts[key] ?? 0) + 1;
+    const hour = Math.floor(offset / 3_600_000);
+    const key = JSON.stringify([hour, name, source, medium, campaign]);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const coarseKey = JSON.stringify([hour, name]);
+    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + 1);
   }
-  // Keys in a fixed order, so the same facts always give the same item, whatever order they came in.
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  // Rows in a fixed order, so the same facts always give the same item, whatever order they came in.
+  const rows = (map: Map<string, number>) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
+  return { c: rows(counts), k: rows(coarse) };
 }
 
 /**
@@ -287,7 +555,7 @@ async function recomputeEventRollup(pixelId: string, day: string, options: { shr
     await documentClient.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...eventRollupKey(pixelId, day), n: entries.length, c: JSON.stringify(rollupOf(entries)) },
+        Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) },
         ...(options.shrinks ? {} : { ConditionExpression: 'attribute_not_exists(PK) OR n <= :n', ExpressionAttributeValues: { ':n': entries.length } }),
       }),
     );
@@ -302,19 +570,32 @@ async function recomputeEventRollup(pixelId: string, day: string, options: { shr
  * a pixel with read-model items already: it replaces items rather than merging entries.
  */
 export async function writeInitialReadModels(pixelId: string, orders: readonly VersionedOrder[], events: readonly StoredEvent[]): Promise<void> {
-  const items = new Map<string, { key: ItemKey; map: 'o' | 'e'; entries: Record<string, unknown> }>();
-  const add = (key: ItemKey, map: 'o' | 'e', id: string, entry: unknown) => {
-    const item = items.get(keyId(key)) ?? { key, map, entries: {} };
-    item.entries[id] = entry;
+  const items = new Map<string, { key: ItemKey; maps: Record<string, Record<string, unknown>> }>();
+  const add = (slot: ItemKey & { map?: string }, fallbackMap: 'o' | 'e', id: string, entry: unknown) => {
+    const key = { PK: slot.PK, SK: slot.SK };
+    const item = items.get(keyId(key)) ?? { key, maps: isDayItem(key) ? { o: {}, r: {} } : {} };
+    (item.maps[slot.map ?? fallbackMap] ??= {})[id] = entry;
     items.set(keyId(key), item);
   };
   const pointers: WriteRequest[] = [];
-  for (const { order, version } of orders) {
-    const fact = toQueryOrder(order);
-    const keys = orderItemKeys(pixelId, fact);
-    const entry: OrderEntry = { v: version, f: JSON.stringify(fact) };
-    for (const key of keys) add(key, 'o', order.orderId, entry);
-    pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, order.orderId), v: version, keys: keys.map(keyId) } } });
+  const facts = orders.map(({ order, version }) => ({ v: version, fact: toQueryOrder(order) }));
+  // The customers are those of the orders given, which must be all of the pixel's.
+  const customerOf = customerKeys(facts.map(({ fact }) => fact));
+  const groups = new Map<string, QueryOrder[]>();
+  for (const { fact } of facts) {
+    const customer = customerOf.get(fact.orderId)!;
+    const group = groups.get(customer);
+    if (group) group.push(fact);
+    else groups.set(customer, [fact]);
+  }
+  const digests = new Map<string, CustomerDigest>();
+  for (const group of groups.values()) for (const [orderId, digest] of customerDigests(group, MAX_DIGEST_ORDERS)) digests.set(orderId, digest);
+  for (const { v, fact } of facts) {
+    const dayKeys = orderDayKeys(pixelId, fact);
+    for (const key of dayKeys) add(key, 'o', fact.orderId, { v, f: encodeFact(fact, digests.get(fact.orderId)) } satisfies OrderEntry);
+    const identityEntry: OrderEntry = { v, f: encodeFact(fact) };
+    for (const identity of identityKeys(fact.customer)) add(identityKey(pixelId, identity), 'o', fact.orderId, identityEntry);
+    pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: orderItemKeys(pixelId, fact).map(keyId) } } });
   }
   const byDay = new Map<string, EventEntry[]>();
   for (const event of events) {
@@ -324,9 +605,14 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     if (dayEntries) dayEntries.push(entry);
     else byDay.set(day, [entry]);
   }
-  const puts: WriteRequest[] = [...items.values()].map(({ key, map, entries }) => ({ PutRequest: { Item: { ...key, [map]: entries } } }));
+  const puts: WriteRequest[] = [...items.values()].flatMap(({ key, maps }) => [
+    { PutRequest: { Item: { ...key, ...maps } } },
+    ...(isDayItem(key)
+      ? [{ PutRequest: { Item: { ...packedKey(key), want: 1, done: 1, p: packEntries(maps.o as Record<string, OrderEntry>), q: packEntries(maps.r as Record<string, OrderEntry>) } } }]
+      : []),
+  ]);
   const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
-    PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, c: JSON.stringify(rollupOf(entries)) } },
+    PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
   }));
   await batchWrite([...puts, ...pointers, ...rollups], { concurrency: WRITE_CONCURRENCY });
 }
@@ -338,14 +624,43 @@ function utcDays(from: number, to: number): string[] {
   return days;
 }
 
-function liveOrders(items: ReadonlyArray<Record<string, unknown>>): Map<string, { v: number; order: QueryOrder }> {
+function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r' = 'o'): Map<string, { v: number; order: QueryOrder }> {
   const orders = new Map<string, { v: number; order: QueryOrder }>();
   for (const item of items) {
-    for (const [orderId, entry] of Object.entries((item.o ?? {}) as Record<string, OrderEntry>)) {
+    for (const [orderId, entry] of Object.entries((item[map] ?? {}) as Record<string, OrderEntry>)) {
       const known = orders.get(orderId);
       if (known && known.v >= entry.v) continue;
       if (entry.f === undefined) orders.delete(orderId);
-      else orders.set(orderId, { v: entry.v, order: JSON.parse(entry.f) as QueryOrder });
+      else orders.set(orderId, { v: entry.v, order: decodeFact(orderId, entry.f) });
+    }
+  }
+  return orders;
+}
+
+/**
+ * The live orders of day items: each item's packed copy when it is current, else (a write whose
+ * repack has not run yet) its map of entries, read again whole.
+ */
+async function readDayItems(keys: readonly ItemKey[], map: 'o' | 'r'): Promise<Map<string, { v: number; order: QueryOrder }>> {
+  const packed = map === 'o' ? 'p' : 'q';
+  const items = await batchGet(keys.map(packedKey), { concurrency: READ_CONCURRENCY, attributes: [packed, 'want', 'done'] });
+  const stale: ItemKey[] = [];
+  const orders = new Map<string, { v: number; order: QueryOrder }>();
+  for (const item of items) {
+    const copy = item[packed];
+    if (!(copy instanceof Uint8Array) || item.done !== item.want) {
+      stale.push({ PK: item.PK as string, SK: FACTS_SK });
+      continue;
+    }
+    for (const [orderId, v, row] of JSON.parse(gunzipSync(copy).toString('utf8')) as Array<[string, number, EncodedFact]>) {
+      const known = orders.get(orderId);
+      if (!known || known.v < v) orders.set(orderId, { v, order: decodeRow(orderId, row) });
+    }
+  }
+  if (stale.length > 0) {
+    for (const [orderId, entry] of liveOrders(await batchGet(stale, { concurrency: READ_CONCURRENCY }), map)) {
+      const known = orders.get(orderId);
+      if (!known || known.v < entry.v) orders.set(orderId, entry);
     }
   }
   return orders;
@@ -353,8 +668,8 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>): Map<string, 
 
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
-  const orders = liveOrders(await batchGet(keys, { concurrency: READ_CONCURRENCY }));
+  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
+  const orders = await readDayItems(keys, 'o');
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => {
@@ -365,8 +680,8 @@ export async function readOrdersPlaced(pixelId: string, from: number, to: number
 
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => refundDayKey(pixelId, day, shard)));
-  const orders = liveOrders(await batchGet(keys, { concurrency: READ_CONCURRENCY }));
+  const keys = utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
+  const orders = await readDayItems(keys, 'r');
   return [...orders.values()]
     .map(({ order }) => order)
     .filter((order) => order.refunds.some((refund) => {
@@ -384,10 +699,24 @@ const MAX_IDENTITY_ROUNDS = 20;
  * customers met, so the cost follows the range, not the pixel's history.
  */
 export async function readCustomerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]> {
+  const found = await readIdentityClosure(
+    pixelId,
+    orders.map((order) => ({ v: -1, order })),
+    [],
+  );
+  return [...found.values()].map(({ order }) => order);
+}
+
+/** The orders given and every live order sharing an identifier with them or with `identities`, transitively, by id with versions. */
+async function readIdentityClosure(
+  pixelId: string,
+  orders: ReadonlyArray<{ v: number; order: QueryOrder }>,
+  identities: readonly string[],
+): Promise<Map<string, { v: number; order: QueryOrder }>> {
   const found = new Map<string, { v: number; order: QueryOrder }>();
-  for (const order of orders) found.set(order.orderId, { v: -1, order });
+  for (const entry of orders) found.set(entry.order.orderId, entry);
   const fetched = new Set<string>();
-  let pending = [...new Set(orders.flatMap((order) => identityKeys(order.customer)))];
+  let pending = [...new Set([...identities, ...orders.flatMap(({ order }) => identityKeys(order.customer))])];
   for (let round = 0; pending.length > 0 && round < MAX_IDENTITY_ROUNDS; round++) {
     for (const identity of pending) fetched.add(identity);
     const items = await batchGet(pending.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY });
@@ -397,7 +726,7 @@ export async function readCustomerHistory(pixelId: string, orders: readonly Quer
     }
     pending = [...new Set([...found.values()].flatMap(({ order }) => identityKeys(order.customer)))].filter((identity) => !fetched.has(identity));
   }
-  return [...found.values()].map(({ order }) => order);
+  return found;
 }
 
 /** Events that happened in [from, to). */
@@ -418,18 +747,31 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
 }
 
 /**
- * Event counts in [from, to), from the hourly rollups: one row per UTC hour, name and UTM values,
- * with its count and no identities. Exact for a range on whole UTC hours.
+ * Event counts in [from, to), from the hourly rollups: one row per UTC hour, name and (with
+ * `byUtm`) UTM values, with its count and no identities (without `byUtm`, the UTM values read as
+ * null). Exact for a range on whole UTC hours.
  */
-export async function readEventCounts(pixelId: string, from: number, to: number): Promise<QueryEvent[]> {
+export async function readEventCounts(pixelId: string, from: number, to: number, byUtm = true): Promise<QueryEvent[]> {
   const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY });
   const rows: QueryEvent[] = [];
   for (const item of items) {
     const dayStart = Date.parse(`${(item.PK as string).split('#QEH#')[1]}T00:00:00Z`);
-    for (const [key, count] of Object.entries(JSON.parse(item.c as string) as Record<string, number>)) {
-      const [hour, name, utmSource, utmMedium, utmCampaign] = JSON.parse(key) as [number, string, string | null, string | null, string | null];
+    const day = (item.PK as string).split('#QEH#')[1];
+    if (!byUtm && typeof item.k === 'string') {
+      for (const [hour, name, count] of JSON.parse(item.k) as Array<[number, string, number]>) {
+        const at = dayStart + hour * 3_600_000;
+        if (at >= from && at < to) rows.push({ eventId: `${day}#${hour}#${name}`, at, name, utmSource: null, utmMedium: null, utmCampaign: null, identities: [], count });
+      }
+      continue;
+    }
+    const text = item.c as string;
+    // Rollups written before the row encoding hold an object keyed by the row's JSON.
+    const parsed = text.startsWith('{')
+      ? Object.entries(JSON.parse(text) as Record<string, number>).map(([key, count]) => [...(JSON.parse(key) as unknown[]), count])
+      : (JSON.parse(text) as unknown[][]);
+    for (const [hour, name, utmSource, utmMedium, utmCampaign, count] of parsed as Array<[number, string, string | null, string | null, string | null, number]>) {
       const at = dayStart + hour * 3_600_000;
-      if (at >= from && at < to) rows.push({ eventId: key, at, name, utmSource, utmMedium, utmCampaign, identities: [], count });
+      if (at >= from && at < to) rows.push({ eventId: `${day}#${hour}#${name}#${utmSource}#${utmMedium}#${utmCampaign}`, at, name, utmSource, utmMedium, utmCampaign, identities: [], count });
     }
   }
   return rows;

@@ -40,7 +40,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `sources`, `version`);
  *                     GSI1 `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
  *                     pixel's orders by order date (order-repository.ts)
- * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>`, `#QR#<day>#<shard>`, `#QC#<identity>`
+ * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day), `#QC#<identity>`
  *                     (order facts by order day, refund day, customer identifier; `FACTS`),
  *                     `#QP#<orderId>` / `POINTER`, `#QE#<day>#<shard>` / `FACTS` (event facts) and
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { QueryOrder } from '../../shared/analytics/query-data';
 import type { Order } from '../../shared/orders/order';
 import {
   applyEvents,
@@ -34,6 +35,9 @@ const order = (orderId: string, overrides: Partial<Order> = {}): Order => ({
 });
 
 const DAY = (date: string) => Date.parse(`${date}T00:00:00Z`);
+/** The facts without the customer digest the day items add (compared on their own below). */
+const facts = (orders: readonly QueryOrder[]) => orders.map(({ customerDigest: _digest, ...fact }) => fact);
+const counting = (o: Order) => ({ financialStatus: o.financialStatus, sourceName: o.sourceName, tags: o.tags, value: o.value, paymentGateway: o.paymentGateway });
 
 describe('order read models', () => {
   it('keep one entry per order, the newest version, under duplicates, reordering and a moved order date', async () => {
@@ -47,7 +51,7 @@ describe('order read models', () => {
     await applyOrders(pixel, [v1]);
 
     expect(await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-02'))).toEqual([]);
-    expect(await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-04'))).toEqual([toQueryOrder(v2.order)]);
+    expect(facts(await readOrdersPlaced(pixel, DAY('2026-03-01'), DAY('2026-03-04')))).toEqual([toQueryOrder(v2.order)]);
     expect(await readOrdersRefunded(pixel, DAY('2026-03-01'), DAY('2026-03-10'))).toEqual([]);
   });
 
@@ -62,8 +66,8 @@ describe('order read models', () => {
       ['px_rm_c', [1, 2, 0, 2, 1]],
     ] as const) {
       for (const index of sequence) await applyOrders(pixel, [states[index]!]);
-      expect(await readOrdersPlaced(pixel, DAY('2026-04-01'), DAY('2026-04-10'))).toEqual([toQueryOrder(states[2]!.order)]);
-      expect(await readOrdersRefunded(pixel, DAY('2026-04-01'), DAY('2026-04-10'))).toEqual([toQueryOrder(states[2]!.order)]);
+      expect(facts(await readOrdersPlaced(pixel, DAY('2026-04-01'), DAY('2026-04-10')))).toEqual([toQueryOrder(states[2]!.order)]);
+      expect(facts(await readOrdersRefunded(pixel, DAY('2026-04-01'), DAY('2026-04-10')))).toEqual([toQueryOrder(states[2]!.order)]);
     }
   });
 
@@ -79,6 +83,37 @@ describe('order read models', () => {
     expect(inRange.map((o) => o.orderId).sort()).toEqual(['b', 'x']);
     const history = await readCustomerHistory(pixel, inRange.filter((o) => o.orderId === 'b'));
     expect(history.map((o) => o.orderId).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('give each day entry its customer digest, kept current as the customer gains, changes and loses orders', async () => {
+    const pixel = 'px_rm_digests';
+    const email = (hash: string) => ({ emailHashes: [hash], phoneHashes: [], userIds: [] });
+    const a = order('a', { orderDate: '2025-01-01T00:00:00.000Z', financialStatus: 'pending', customer: email('e1') });
+    const b = order('b', { customer: { emailHashes: [], phoneHashes: ['p1'], userIds: [] } });
+    const days: Record<string, string> = { a: '2025-01-01', b: '2026-03-01', c: '2027-01-01' };
+    const digestOf = async (orderId: string) => (await readOrdersPlaced(pixel, DAY(days[orderId]!), DAY(days[orderId]!) + 86_400_000)).find((o) => o.orderId === orderId)?.customerDigest;
+    await applyOrders(pixel, [{ order: b, version: 1 }]);
+    expect(await digestOf('b')).toEqual({ customerId: 'b', earlier: [] });
+    await applyOrders(pixel, [{ order: a, version: 1 }]);
+    // Not linked yet: two customers.
+    expect(await digestOf('a')).toEqual({ customerId: 'a', earlier: [] });
+    expect(await digestOf('b')).toEqual({ customerId: 'b', earlier: [] });
+    // A later order with both identifiers joins them: b now has a before it.
+    const c = order('c', { orderDate: '2027-01-01T00:00:00.000Z', customer: { emailHashes: ['e1'], phoneHashes: ['p1'], userIds: [] } });
+    await applyOrders(pixel, [{ order: c, version: 1 }]);
+    expect(await digestOf('b')).toEqual({ customerId: 'a', earlier: [counting(a)] });
+    expect(await digestOf('c')).toEqual({ customerId: 'a', earlier: [counting(a), counting(b)] });
+    // a changes: every later order of the customer sees it.
+    const paidA = { ...a, financialStatus: 'paid' as const };
+    await applyOrders(pixel, [{ order: paidA, version: 2 }]);
+    expect(await digestOf('c')).toEqual({ customerId: 'a', earlier: [counting(paidA), counting(b)] });
+    // c is deleted: a and b are two customers again.
+    await applyOrders(pixel, [], [{ orderId: 'c', version: 2 }]);
+    expect(await digestOf('c')).toBeUndefined();
+    expect(await digestOf('b')).toEqual({ customerId: 'b', earlier: [] });
+    // A stale state of c changes nothing.
+    await applyOrders(pixel, [{ order: c, version: 1 }]);
+    expect(await digestOf('b')).toEqual({ customerId: 'b', earlier: [] });
   });
 });
 
@@ -156,8 +191,8 @@ describe('order read models under any delivery order (property)', () => {
           const deliveries = [...picks.map((pick) => versions[pick % versions.length]!), versions.at(-1)!, ...picks.slice(0, 2).map((pick) => versions[pick % versions.length]!)];
           for (const delivery of deliveries) await applyOrders(pixel, [delivery]);
           const newest = toQueryOrder(versions.at(-1)!.order);
-          expect(await readOrdersPlaced(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual([newest]);
-          expect(await readOrdersRefunded(pixel, DAY('2026-06-01'), DAY('2026-06-05'))).toEqual(newest.refunds.length > 0 ? [newest] : []);
+          expect(facts(await readOrdersPlaced(pixel, DAY('2026-06-01'), DAY('2026-06-05')))).toEqual([newest]);
+          expect(facts(await readOrdersRefunded(pixel, DAY('2026-06-01'), DAY('2026-06-05')))).toEqual(newest.refunds.length > 0 ? [newest] : []);
         },
       ),
       { numRuns: 12 },

@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conditionMatches, countsOrder, customerKeys, firstCountedOrders, isCountedStatus, type CountableOrder, type CountingCondition } from '../../shared/orders/counting-rules';
+import type { CustomerDigest, QueryOrder } from '../../shared/analytics/query-data';
+import {
+  conditionMatches,
+  countsOrder,
+  customerDigests,
+  customerKeys,
+  firstCountedOrders,
+  isCountedStatus,
+  metCustomers,
+  type CountableOrder,
+  type CountingCondition,
+  type CountingSettings,
+} from '../../shared/orders/counting-rules';
 
 const order: CountableOrder = { financialStatus: 'paid', sourceName: 'Web Shop', tags: ['vip', 'Sale'], value: 50, paymentGateway: 'stripe' };
 const bare: CountableOrder = { financialStatus: 'paid', sourceName: null, tags: [], value: null, paymentGateway: null };
@@ -122,6 +134,74 @@ describe('customers', () => {
         const backward = customerKeys([...orders].reverse());
         for (const { orderId } of orders) expect(backward.get(orderId)).toBe(forward.get(orderId));
       }),
+    );
+  });
+});
+
+describe('customer digests', () => {
+  const statuses = ['paid', 'pending', 'voided', 'refunded'] as const;
+  const orderArbitrary = fc.record({
+    day: fc.integer({ min: 1, max: 9 }),
+    status: fc.constantFrom(...statuses),
+    source: fc.constantFrom('web', 'pos'),
+    ids: fc.subarray(['u:1', 'u:2', 'e:a', 'e:b', 'p:x'], { maxLength: 2 }),
+  });
+
+  it('decide who is new and who is who exactly as the whole history does, under any settings and any met subset (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(orderArbitrary, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.nat(3),
+        (specs, metMask, countPendingOrders, countVoidedOrders, excludePos, maxEarlier) => {
+          const orders: QueryOrder[] = specs.map((spec, i) => ({
+            orderId: `o${i}`,
+            orderDate: `2026-03-0${spec.day}T00:00:00.000Z`,
+            value: 10,
+            currency: 'USD',
+            sourceName: spec.source,
+            tags: [],
+            paymentGateway: null,
+            financialStatus: spec.status,
+            refunds: [],
+            customer: {
+              userIds: spec.ids.filter((id) => id.startsWith('u:')).map((id) => id.slice(2)),
+              emailHashes: spec.ids.filter((id) => id.startsWith('e:')).map((id) => id.slice(2)),
+              phoneHashes: spec.ids.filter((id) => id.startsWith('p:')).map((id) => id.slice(2)),
+            },
+          }));
+          const settings: CountingSettings = {
+            countPendingOrders,
+            countVoidedOrders,
+            refundDateAttribution: 'refund_date',
+            exclusionFilters: excludePos ? [{ enabled: true, conditionGroups: [{ logic: 'and', conditions: [{ field: 'sourceName', operator: 'equals', value: 'pos' }] }] }] : [],
+          };
+          const groupOf = customerKeys(orders);
+          const digests = new Map<string, CustomerDigest>();
+          for (const group of new Set(groupOf.values())) {
+            for (const [orderId, digest] of customerDigests(orders.filter((o) => groupOf.get(o.orderId) === group), maxEarlier)) digests.set(orderId, digest);
+          }
+          const met = orders.filter((_, i) => metMask[i]);
+          const withDigests = met.map((o) => ({ ...o, customerDigest: digests.get(o.orderId)! }));
+          // Orders whose digest was cut are read from the history, as the query does.
+          const history = withDigests.some((o) => o.customerDigest.earlier === null) ? orders.filter((o) => withDigests.some((m) => m.customerDigest.earlier === null && groupOf.get(m.orderId) === groupOf.get(o.orderId))) : [];
+          const fromDigests = metCustomers(withDigests, history, settings);
+          const fromHistory = metCustomers(met, orders, settings);
+          const view = (result: ReturnType<typeof metCustomers>) =>
+            met.map((o) => ({
+              isNew: result.firstOrderOf.get(result.customerOf.get(o.orderId)!) === o.orderId,
+              sameAs: met.filter((m) => result.customerOf.get(m.orderId) === result.customerOf.get(o.orderId)).map((m) => m.orderId),
+            }));
+          expect(view(fromDigests)).toEqual(view(fromHistory));
+          // And the history's answer is the rule itself: the earliest counted order of the customer.
+          const { customerOf, firstOrderOf } = firstCountedOrders(orders, settings);
+          expect(view(fromHistory).map((v) => v.isNew)).toEqual(met.map((o) => firstOrderOf.get(customerOf.get(o.orderId)!) === o.orderId));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
