@@ -1,6 +1,8 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { metrics } from '../../shared/config/metrics';
 import { consumePending } from '../../shared/pipeline/consumer';
 
 /**
@@ -16,7 +18,12 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     const image = record.dynamodb?.NewImage;
     if (image) byItem.set(unmarshall(image as Record<string, AttributeValue>), record);
   }
-  const { failed } = await consumePending([...byItem.keys()]);
+  const { failed, projectedEvents, maxLagMs } = await consumePending([...byItem.keys()]);
+  // The pipeline's own metrics (README "Logs and metrics"); the stream's IteratorAge is Lambda's.
+  metrics.addMetric('EventsProjected', MetricUnit.Count, projectedEvents);
+  metrics.addMetric('ProjectionLag', MetricUnit.Milliseconds, maxLagMs);
+  metrics.addMetric('ProjectionFailures', MetricUnit.Count, failed.length);
+  metrics.publishStoredMetrics();
   const sequenceNumbers = failed
     .map((item) => byItem.get(item)?.dynamodb?.SequenceNumber)
     .filter((sequence): sequence is string => sequence !== undefined)

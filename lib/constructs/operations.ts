@@ -157,10 +157,11 @@ export class Operations extends Construct {
             right: props.routes.map((route) => requestMetric(route.routeKey, 'ServerErrors', 'Average').with({ label: `${route.routeKey} 5xx` })),
           }),
           new cloudwatch.GraphWidget({
-            title: 'Pipeline: events accepted, consumer iterator age (ms)',
+            title: 'Pipeline: events accepted and projected, consumer iterator age (ms)',
             width: 12,
             left: [
               new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'EventsAccepted', dimensionsMap: { service: props.serviceName, route: 'POST /tr/api/events' }, statistic: 'Sum' }),
+              new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'EventsProjected', dimensionsMap: { service: props.serviceName }, statistic: 'Sum' }),
             ],
             right: props.workers.map(({ id: workerId, fn }) => fn.lambdaFunction.metric('IteratorAge', { statistic: 'Maximum' }).with({ label: `${workerId} iterator age` })),
           }),

@@ -19,6 +19,10 @@ export interface ConsumeResult {
   done: number;
   /** Items to run again: their group failed (the failure is logged). */
   failed: Array<Record<string, unknown>>;
+  /** Events in the log entries whose projection completed (deliveries, repeats included). */
+  projectedEvents: number;
+  /** The oldest completed entry's time from acceptance to now: how far behind projection runs. */
+  maxLagMs: number;
 }
 
 export async function consumePending(items: ReadonlyArray<Record<string, unknown>>, options: ProjectOptions = {}): Promise<ConsumeResult> {
@@ -38,18 +42,23 @@ export async function consumePending(items: ReadonlyArray<Record<string, unknown
     }
   }
 
-  const result: ConsumeResult = { done: 0, failed: [] };
-  const attempt = async (work: () => Promise<void>, groupItems: Array<Record<string, unknown>>) => {
+  const result: ConsumeResult = { done: 0, failed: [], projectedEvents: 0, maxLagMs: 0 };
+  const attempt = async (work: () => Promise<void>, groupItems: Array<Record<string, unknown>>, entries: readonly LogEntry[] = []) => {
     try {
       await work();
       result.done += groupItems.length;
+      const now = Date.now();
+      for (const entry of entries) {
+        result.projectedEvents += entry.events.length;
+        result.maxLagMs = Math.max(result.maxLagMs, now - Date.parse(entry.acceptedAt));
+      }
     } catch (error) {
       logger.error('Projecting pending items failed; they stay pending and will be retried', { error, count: groupItems.length });
       result.failed.push(...groupItems);
     }
   };
   await Promise.all([
-    ...[...groups].map(([pixelId, group]) => attempt(() => projectLogEntries(pixelId, group.entries, options), group.items)),
+    ...[...groups].map(([pixelId, group]) => attempt(() => projectLogEntries(pixelId, group.entries, options), group.items, group.entries)),
     ...outboxes.map((head) => attempt(() => publishOutbox(head), [head])),
   ]);
   return result;

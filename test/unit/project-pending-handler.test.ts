@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 const { consumePending } = vi.hoisted(() => ({ consumePending: vi.fn() }));
 vi.mock('../../shared/pipeline/consumer', () => ({ consumePending }));
 const { handler } = await import('../../functions/workers/project-pending');
+const { metrics } = await import('../../shared/config/metrics');
 
 const record = (sequence: string, item: Record<string, unknown>): DynamoDBRecord => ({
   eventName: 'INSERT',
@@ -15,17 +16,25 @@ describe('the stream consumer function', () => {
   beforeEach(() => consumePending.mockReset());
 
   it('hands the consumer the new images as plain items and reports no failure when all are done', async () => {
-    consumePending.mockResolvedValue({ done: 2, failed: [] });
+    consumePending.mockResolvedValue({ done: 2, failed: [], projectedEvents: 0, maxLagMs: 0 });
     const result = await handler({ Records: [record('100', { PK: 'PIXEL#a#LOG', SK: '1' }), record('200', { PK: 'PIXEL#b#LOG', SK: '2' })] });
     expect(consumePending).toHaveBeenCalledWith([{ PK: 'PIXEL#a#LOG', SK: '1' }, { PK: 'PIXEL#b#LOG', SK: '2' }]);
     expect(result).toEqual({ batchItemFailures: [] });
   });
 
   it('reports the earliest failed record, so Lambda retries from there', async () => {
-    consumePending.mockImplementation(async (items: Array<Record<string, unknown>> = []) => ({ done: 1, failed: items.filter((item) => item.PK === 'PIXEL#b#LOG') }));
+    consumePending.mockImplementation(async (items: Array<Record<string, unknown>> = []) => ({ done: 1, failed: items.filter((item) => item.PK === 'PIXEL#b#LOG'), projectedEvents: 0, maxLagMs: 0 }));
     const result = await handler({
       Records: [record('300', { PK: 'PIXEL#a#LOG', SK: '1' }), record('1000', { PK: 'PIXEL#b#LOG', SK: '3' }), record('900', { PK: 'PIXEL#b#LOG', SK: '2' })],
     });
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '900' }] });
+  });
+
+  it('reports the events it projected, how far behind it runs and what failed, as metrics', async () => {
+    const added = vi.spyOn(metrics, 'addMetric');
+    consumePending.mockResolvedValue({ done: 2, failed: [{ PK: 'PIXEL#b#LOG', SK: '2' }], projectedEvents: 140, maxLagMs: 850 });
+    await handler({ Records: [record('100', { PK: 'PIXEL#a#LOG', SK: '1' }), record('200', { PK: 'PIXEL#b#LOG', SK: '2' })] });
+    expect(Object.fromEntries(added.mock.calls.map(([name, , value]) => [name, value]))).toEqual({ EventsProjected: 140, ProjectionLag: 850, ProjectionFailures: 1 });
+    added.mockRestore();
   });
 });
