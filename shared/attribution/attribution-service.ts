@@ -1,7 +1,7 @@
 import { FxTable } from '../ads/fx-table';
 import { IdentityComponents } from '../analytics/identity-components';
 import type { QueryOrder } from '../analytics/query-data';
-import { firstCountedOrders } from '../orders/counting-rules';
+import { metCustomers } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
@@ -76,14 +76,17 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
     request.compareRange ? source.ordersPlaced(pixelId, request.compareRange) : [],
   ]);
   const orders = [...primaryOrders, ...compareOrders];
+  const undigested = orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null);
   const needsHistory = spec.measures.some((measure) => CUSTOMER_MEASURES.includes(measure)) || JSON.stringify(spec.filters ?? {}).includes('"orders.customer_type"');
   const [history, graph, primaryHours, compareHours] = await Promise.all([
-    needsHistory ? source.customerHistory(pixelId, orders) : [],
+    // Who is new comes from the customer digests the order facts carry; only the customers of
+    // orders without a usable digest have their whole history read (as POST /query does).
+    needsHistory && undigested.length > 0 ? source.customerHistory(pixelId, undigested) : [],
     source.journeyGraph(pixelId, [...new Set(orders.flatMap(orderIdentifiers))]),
     wantsSpend && ads.length > 0 ? source.adHours(pixelId, ads, request.primaryRange) : new Map<string, HourlyMetrics[]>(),
     wantsSpend && ads.length > 0 && request.compareRange ? source.adHours(pixelId, ads, request.compareRange) : new Map<string, HourlyMetrics[]>(),
   ]);
-  const customers = firstCountedOrders(history, spec.orderSettings);
+  const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
   const touchpointsOf = touchpointsByOrder(orders, graph);
   const adsWith = (hours: Map<string, HourlyMetrics[]>) => ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] }));
   const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: adsWith(primaryHours) }, fx);

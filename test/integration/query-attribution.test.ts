@@ -127,6 +127,22 @@ describe('POST /db-mgmt/api/query-attribution over the stored read models', () =
     expect(summary((await query(BODY)).body!)).toEqual(EXPECTED);
   });
 
+  it('counts an order as a new customer\'s only when no earlier counted order of that customer is stored, whatever its date', async () => {
+    const newOrders = async () => {
+      const response = await query({ dimension: 'source', attributionModel: 'last_click', measures: ['attribution.new_customer_orders', 'attribution.new_customer_revenue'] });
+      expect(response.status).toBe(200);
+      const points = response.body!.results[0].data.primary as Array<Record<string, number>>;
+      return points.reduce((sum, point) => sum + point['attribution.new_customer_orders']!, 0);
+    };
+    // o1 (the account u1's first order) and o2 (no identity: a customer of its own) are both new.
+    expect(await newOrders()).toBe(2);
+    // An order of u1 a month before the range makes o1 a returning customer's order.
+    const file = join(mkdtempSync(join(tmpdir(), 'attribution-')), 'earlier.ndjson');
+    writeFileSync(file, JSON.stringify({ orderId: 'o0', orderDate: '2026-02-01T12:00:00Z', value: 5, currency: 'USD', customer: { userIds: ['u1'] } }));
+    await importOrdersFile(PIXEL, file);
+    expect(await newOrders()).toBe(1);
+  });
+
   it('answers 400 naming the measure and the dimension when spend cannot be joined, 403 for another pixel', async () => {
     const bad = await query({ dimension: 'utm_source', measures: ['attribution.roas'] });
     expect(bad.status).toBe(400);
