@@ -49,6 +49,14 @@ interface Cohort {
 /** The longest bucket of each granularity, to reach far enough past the window for every period. */
 const LONGEST_BUCKET_MS: Record<CohortGranularity, number> = { week: 8 * 86_400_000, month: 32 * 86_400_000, year: 367 * 86_400_000 };
 
+/**
+ * Every instant an order of a cohort member can be reported at: from the window's start to past
+ * the last cohort's last period (generously: a bucket's longest length per period), not after now.
+ */
+export function cohortHorizon(range: InstantRange, granularity: CohortGranularity, periods: number, now: number): InstantRange {
+  return { start: range.start, end: Math.max(range.end, Math.min(now, range.end + (periods + 1) * LONGEST_BUCKET_MS[granularity])) };
+}
+
 const MONEY_MEASURES: ReadonlySet<CohortMeasureId> = new Set(['orders.ltv_cohort_gross_revenue', 'orders.ltv_cohort_net_revenue', 'orders.avg_order_value_cohort', 'orders.cohort_cm1', 'orders.cohort_cm2']);
 const MARGIN_MEASURES: ReadonlySet<CohortMeasureId> = new Set(['orders.cohort_cm1', 'orders.cohort_cm2']);
 
@@ -64,8 +72,9 @@ export interface CohortPoint {
 }
 
 /**
- * `history` must hold every stored order of the customers met in the window (whatever their
- * date), `customers` the counting rules' customers and first orders over that history.
+ * `history` must hold every order of the cohort members placed from the window's start to the end
+ * of the last period reported (cohortHorizon), `customers` each order's customer and each
+ * customer's first counted order over all stored history (counting-rules.ts `metCustomers`).
  */
 export function computeCohorts(
   spec: CohortSpec,
