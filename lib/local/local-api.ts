@@ -128,14 +128,13 @@ async function serve(
   // The client is gone (aborted, reset or timed out): there is nobody to answer.
   if (body === 'aborted') return;
   if (body === 'too-large') {
-    // Answer at once. Most clients send the whole body before they read an answer, so the rest of
-    // the upload is read and thrown away (up to a bound) for them to see the 413 rather than a
-    // reset; past the bound the connection is dropped.
-    discardUpload(request);
-    response.once('finish', () => {
-      if (request.complete) request.socket.destroySoon();
-    });
-    return send(413, { message: 'Request Entity Too Large' }, { connection: 'close' });
+    // Answer at once, and keep reading: most clients send the whole body before they read an
+    // answer, and one still writing when the connection closes sees a reset (EPIPE), not the 413.
+    // So no `connection: close` (with it Node closes the socket as soon as the answer is out):
+    // the rest of the upload is read and thrown away, up to a bound, then the connection is
+    // closed; past the bound it is dropped.
+    void discardUpload(request).then((drained) => drained && request.socket.destroySoon());
+    return send(413, { message: 'Request Entity Too Large' });
   }
 
   const url = request.url ?? '/';
@@ -217,15 +216,22 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'abo
 /** How much of an oversized upload is read and discarded so its sender sees the 413. */
 const MAX_DISCARDED_BYTES = 4 * MAX_BODY_BYTES;
 
-function discardUpload(request: IncomingMessage): void {
-  let discarded = 0;
-  request.removeAllListeners('data');
-  request.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > MAX_DISCARDED_BYTES) request.socket.destroy();
+/** Reads and drops the rest of an upload; false when it was past the bound (the connection is dropped) or the client went away. */
+function discardUpload(request: IncomingMessage): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (request.complete) return resolve(true);
+    let discarded = 0;
+    request.removeAllListeners('data');
+    request.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded <= MAX_DISCARDED_BYTES) return;
+      request.socket.destroy();
+      resolve(false);
+    });
+    request.once('end', () => resolve(true));
+    request.once('close', () => resolve(request.complete));
+    request.resume();
   });
-  request.once('end', () => request.socket.destroySoon());
-  request.resume();
 }
 
 /** The parts of the Lambda context handlers and middy use, with the deployed timeout. */
