@@ -26,7 +26,7 @@ import { documentClient, tableName } from './dynamo-client';
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by UTC day           `PIXEL#<p>#QE#<YYYY-MM-DD>#<shard>` / `FACTS`  { e: { <eventId>: JSON fact } }
+ * - events by UTC day           `PIXEL#<p>#QF#<YYYY-MM-DD>#<0-31>`  / `FACTS`  { e: { <eventId>: JSON fact } }
  * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k }: the day's events counted
  *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
  *                               summarising `n` facts
@@ -58,7 +58,15 @@ import { documentClient, tableName } from './dynamo-client';
  *   only over a rollup of no more facts (`n <= :n`): facts only grow, so the rollup that survives
  *   summarises the largest set read, which holds every event written before the last recompute.
  */
-export const QUERY_SHARDS = 4;
+/**
+ * Event fact items per UTC day. Fixed, so an eventId always maps to the same item (a duplicate
+ * rewrites its own entry, a retraction finds it) with no pointer to keep; 32 items hold about
+ * 2,500,000 bytes of event entries a day (see README for what that is in events), while only the
+ * people measures read them (counts read the day's rollup): a 90-day range with its comparison reads
+ * 5,760 items by BatchGetItem, mostly small. Under their own key prefix (`QF`), so the items of the
+ * earlier 4-shard layout (`QE`) are never read beside them.
+ */
+export const QUERY_SHARDS = 32;
 /**
  * Order day items per UTC day: each holds its orders' entries and a packed copy, so 2 shards keep a
  * day of about 2,000 orders under DynamoDB's 400 KB item size, while a query's cost is mostly per
@@ -83,7 +91,8 @@ type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
-const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QE#${day}#${shard}`, SK: FACTS_SK });
+const EVENT_FACTS_MARK = '#QF#';
+const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${shard}`, SK: FACTS_SK });
 const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEH#${day}`, SK: 'ROLLUP' });
 
 export type { VersionedOrder };
@@ -736,7 +745,7 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
   const items = await batchGet(keys, { concurrency: READ_CONCURRENCY });
   const events: QueryEvent[] = [];
   for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split('#QE#')[1]!.slice(0, 10)}T00:00:00Z`);
+    const dayStart = Date.parse(`${(item.PK as string).split(EVENT_FACTS_MARK)[1]!.slice(0, 10)}T00:00:00Z`);
     for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
       const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
       const at = dayStart + offset;
