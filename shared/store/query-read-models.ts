@@ -17,7 +17,7 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
+ * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-7>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
  *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
  *                               order fact with its customer digest (`encodeFact`)
  *                               and / `PACKED` { p, q, want, done }: the live entries of `o` and `r` packed (`packEntries`);
@@ -35,7 +35,7 @@ import { documentClient, tableName } from './dynamo-client';
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
- * without reading anything else. A query reads the day items its range touches (2 shards a day,
+ * without reading anything else. A query reads the day items its range touches (8 order shards a day,
  * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
  *
  * Exactness without transactions:
@@ -60,19 +60,25 @@ import { documentClient, tableName } from './dynamo-client';
  */
 /**
  * Event fact items per UTC day. Fixed, so an eventId always maps to the same item (a duplicate
- * rewrites its own entry, a retraction finds it) with no pointer to keep; 32 items hold about
- * 2,500,000 bytes of event entries a day (see README for what that is in events), while only the
- * people measures read them (counts read the day's rollup): a 90-day range with its comparison reads
- * 5,760 items by BatchGetItem, mostly small. Under their own key prefix (`QF`), so the items of the
- * earlier 4-shard layout (`QE`) are never read beside them.
+ * rewrites its own entry, a retraction finds it) with no pointer to keep. 32 items of at most
+ * 400 KB hold a day of about 72,000 events at 172 bytes an entry (eventId and fact; the hash
+ * spreads them within a few percent of even), where 4 held about 9,000; see README. Only the people
+ * measures read them (counts read the day's rollup): a 90-day range with its comparison reads 5,760
+ * items by BatchGetItem, measured no slower than the 720 larger ones before (bench/fact-items-read.ts).
+ * Under their own key prefix (`QF`), so items of the earlier 4-shard layout (`QE`) are never read
+ * beside them.
  */
 export const QUERY_SHARDS = 32;
 /**
- * Order day items per UTC day: each holds its orders' entries and a packed copy, so 2 shards keep a
- * day of about 2,000 orders under DynamoDB's 400 KB item size, while a query's cost is mostly per
- * item read (a 90-day range with its comparison reads 360 order-day items).
+ * Order day items per UTC day: each holds its orders' entries (and a packed copy beside it), so 8
+ * shards keep a day of about 8,500 orders (at about 370 bytes an entry; fewer when customers have
+ * long histories, whose digests grow) under DynamoDB's 400 KB item size, where 2 held about 2,100.
+ * A query reads the packed copies: 1,440 for a 90-day range with its comparison, measured no slower
+ * than 360 before. The key is unchanged, so shards 0-1 of the 2-shard layout are still read, and an
+ * order's pointer tombstones where it was when it is projected again (after an upgrade, run
+ * `rebuild-read-models`: a digest refreshed into the new shard would otherwise sit beside the old).
  */
-export const ORDER_SHARDS = 2;
+export const ORDER_SHARDS = 8;
 const FACTS_SK = 'FACTS';
 const PACKED_SK = 'PACKED';
 const POINTER_SK = 'POINTER';
