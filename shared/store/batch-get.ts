@@ -10,8 +10,8 @@ const MAX_ATTEMPTS = 8;
 
 /**
  * Reads any number of items by key, 100 a call, strongly consistent (a read-modify-write must see
- * the latest write). Keys DynamoDB hands back as UnprocessedKeys are retried with exponential
- * backoff. Returns the items found; a missing key is simply absent, and order is not kept.
+ * the latest write). Keys DynamoDB hands back as UnprocessedKeys are read again: at once after a
+ * call that returned items, with exponential backoff after one that returned none. Returns the items found; a missing key is simply absent, and order is not kept.
  */
 export async function batchGet(
   keys: readonly ItemKey[],
@@ -29,14 +29,19 @@ export async function batchGet(
 async function readOneBatch(batch: ItemKey[], projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }): Promise<Array<Record<string, unknown>>> {
   const found: Array<Record<string, unknown>> = [];
   let pending: Array<Record<string, unknown>> = batch;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch reads unprocessed after ${MAX_ATTEMPTS} attempts`);
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+  // A call that returned items made progress (the store stops a response at its size cap, 16 MB in
+  // DynamoDB and 1 MB in dynalite, and hands back the rest): go on at once. Only calls that returned
+  // nothing (throttling) count as attempts and back off.
+  for (let stalled = 0; pending.length > 0; ) {
+    if (stalled === MAX_ATTEMPTS) throw new Error(`DynamoDB left batch reads unprocessed after ${MAX_ATTEMPTS} attempts`);
+    if (stalled > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** stalled));
     const { Responses, UnprocessedKeys } = await bulkDocumentClient.send(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
     );
-    found.push(...(Responses?.[tableName()] ?? []));
+    const items = Responses?.[tableName()] ?? [];
+    found.push(...items);
     pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
+    stalled = items.length > 0 ? 0 : stalled + 1;
   }
   return found;
 }

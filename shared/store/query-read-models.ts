@@ -17,7 +17,7 @@ import { documentClient, tableName } from './dynamo-client';
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
  *
  * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
- * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-1>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
+ * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-7>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
  *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
  *                               order fact with its customer digest (`encodeFact`)
  *                               and / `PACKED` { p, q, want, done }: the live entries of `o` and `r` packed (`packEntries`);
@@ -26,7 +26,7 @@ import { documentClient, tableName } from './dynamo-client';
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by UTC day           `PIXEL#<p>#QE#<YYYY-MM-DD>#<shard>` / `FACTS`  { e: { <eventId>: JSON fact } }
+ * - events by UTC day           `PIXEL#<p>#QF#<YYYY-MM-DD>#<0-31>`  / `FACTS`  { e: { <eventId>: JSON fact } }
  * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k }: the day's events counted
  *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
  *                               summarising `n` facts
@@ -35,7 +35,7 @@ import { documentClient, tableName } from './dynamo-client';
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
- * without reading anything else. A query reads the day items its range touches (2 shards a day,
+ * without reading anything else. A query reads the day items its range touches (8 order shards a day,
  * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
  *
  * Exactness without transactions:
@@ -58,13 +58,27 @@ import { documentClient, tableName } from './dynamo-client';
  *   only over a rollup of no more facts (`n <= :n`): facts only grow, so the rollup that survives
  *   summarises the largest set read, which holds every event written before the last recompute.
  */
-export const QUERY_SHARDS = 4;
 /**
- * Order day items per UTC day: each holds its orders' entries and a packed copy, so 2 shards keep a
- * day of about 2,000 orders under DynamoDB's 400 KB item size, while a query's cost is mostly per
- * item read (a 90-day range with its comparison reads 360 order-day items).
+ * Event fact items per UTC day. Fixed, so an eventId always maps to the same item (a duplicate
+ * rewrites its own entry, a retraction finds it) with no pointer to keep. 32 items of at most
+ * 400 KB hold a day of about 72,000 events at 172 bytes an entry (eventId and fact; the hash
+ * spreads them within a few percent of even), where 4 held about 9,000; see README. Only the people
+ * measures read them (counts read the day's rollup): a 90-day range with its comparison reads 5,760
+ * items by BatchGetItem, measured no slower than the 720 larger ones before (bench/fact-items-read.ts).
+ * Under their own key prefix (`QF`), so items of the earlier 4-shard layout (`QE`) are never read
+ * beside them.
  */
-export const ORDER_SHARDS = 2;
+export const QUERY_SHARDS = 32;
+/**
+ * Order day items per UTC day: each holds its orders' entries (and a packed copy beside it), so 8
+ * shards keep a day of about 8,500 orders (at about 370 bytes an entry; fewer when customers have
+ * long histories, whose digests grow) under DynamoDB's 400 KB item size, where 2 held about 2,100.
+ * A query reads the packed copies: 1,440 for a 90-day range with its comparison, measured no slower
+ * than 360 before. The key is unchanged, so shards 0-1 of the 2-shard layout are still read, and an
+ * order's pointer tombstones where it was when it is projected again (after an upgrade, run
+ * `rebuild-read-models`: a digest refreshed into the new shard would otherwise sit beside the old).
+ */
+export const ORDER_SHARDS = 8;
 const FACTS_SK = 'FACTS';
 const PACKED_SK = 'PACKED';
 const POINTER_SK = 'POINTER';
@@ -83,7 +97,8 @@ type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
-const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}#QE#${day}#${shard}`, SK: FACTS_SK });
+const EVENT_FACTS_MARK = '#QF#';
+const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${shard}`, SK: FACTS_SK });
 const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEH#${day}`, SK: 'ROLLUP' });
 
 export type { VersionedOrder };
@@ -736,7 +751,7 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
   const items = await batchGet(keys, { concurrency: READ_CONCURRENCY });
   const events: QueryEvent[] = [];
   for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split('#QE#')[1]!.slice(0, 10)}T00:00:00Z`);
+    const dayStart = Date.parse(`${(item.PK as string).split(EVENT_FACTS_MARK)[1]!.slice(0, 10)}T00:00:00Z`);
     for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
       const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
       const at = dayStart + offset;

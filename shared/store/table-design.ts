@@ -42,7 +42,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     pixel's orders by order date (order-repository.ts)
  * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day), `#QC#<identity>`
  *                     (order facts by order day, refund day, customer identifier; `FACTS`),
- *                     `#QP#<orderId>` / `POINTER`, `#QE#<day>#<shard>` / `FACTS` (event facts) and
+ *                     `#QP#<orderId>` / `POINTER`, `#QF#<day>#<0-31>` / `FACTS` (event facts) and
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
  *                     of one identifier) and `#AJD#<eventId>#<entryId>` / `POINTER` (the items a client
