@@ -35,6 +35,9 @@ const CHILD_ENV: NodeJS.ProcessEnv = {
   POWERTOOLS_LOG_LEVEL: 'WARN',
   // Lambda runs a Node the SDK supports, so it never takes the deprecation-warning path at load.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // The stack sets this on every function (lib/constructs/api-function.ts): Node then reads each
+  // bundle's source map at load, which is part of what a cold start costs.
+  NODE_OPTIONS: '--enable-source-maps',
 };
 
 /**
@@ -60,4 +63,38 @@ async function initTimeOnce(bundle: BuiltBundle): Promise<number> {
     const stderr = (error as { stderr?: string }).stderr?.trim();
     throw new Error(`Loading the ${bundle.routeId} bundle failed${stderr ? `: ${stderr}` : ''}`, { cause: error });
   }
+}
+
+/** The id under which the bare bundle (bench/bare-handler.ts) is sampled next to the routes. */
+export const BARE_BUNDLE_ID = 'bare';
+
+export interface InitCase {
+  medianMs: number;
+  bareMedianMs: number;
+  /** The route's median over the bare bundle's median, both from the same interleaved run. */
+  ratio: number;
+}
+
+/** `init.<routeId>` figures from samples that hold the bare bundle's next to every route's. */
+export function initCases(samples: ReadonlyMap<string, readonly number[]>): Record<string, InitCase> {
+  const bare = samples.get(BARE_BUNDLE_ID);
+  if (!bare?.length) throw new Error('init samples hold no run of the bare bundle');
+  const bareMedianMs = median(bare);
+  const cases: Record<string, InitCase> = {};
+  for (const [id, routeSamples] of samples) {
+    if (id === BARE_BUNDLE_ID || routeSamples.length === 0) continue;
+    const medianMs = median(routeSamples);
+    cases[`init.${id}`] = {
+      medianMs: Math.round(medianMs * 100) / 100,
+      bareMedianMs: Math.round(bareMedianMs * 100) / 100,
+      ratio: Math.round((medianMs / bareMedianMs) * 1000) / 1000,
+    };
+  }
+  return cases;
+}
+
+function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
