@@ -25,7 +25,7 @@ process.stdout.write(JSON.stringify({ elapsedMs }));
  * than inherited, so neither a developer's AWS profile nor the benchmark's own loader flags
  * (NODE_OPTIONS from tsx) change what is measured.
  */
-const CHILD_ENV: NodeJS.ProcessEnv = {
+export const CHILD_ENV: NodeJS.ProcessEnv = {
   PATH: process.env.PATH ?? '',
   TABLE_NAME: 'bench-table',
   EVENT_BUS_NAME: 'bench-bus',

@@ -13,7 +13,8 @@ import type { AdListingResult } from './ad-listing';
 import { buildBundles } from './bundle-size';
 import { measureFirstStart } from './first-start';
 import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
-import { measureInitTimes } from './init-time';
+import { BARE_BUNDLE_ID, initCases, measureInitTimes, type InitCase } from './init-time';
+import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
@@ -23,6 +24,8 @@ import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
 
 const INIT_RUNS = 15;
+const MIDDLEWARE_ROUNDS = 3;
+const MIDDLEWARE_REQUESTS = 2_000;
 const LATENCY_REQUESTS = 2_000;
 const WARMUP_REQUESTS = 100;
 
@@ -47,6 +50,9 @@ interface BenchResults {
   node: string;
   machine: { cpus: number; model: string };
   functions: Record<string, FunctionResult>;
+  /** `init.<routeId>` and `middleware.<routeId>`, each against the bare bundle of the same run. */
+  initCases: Record<string, InitCase>;
+  middlewareCases: Record<string, MiddlewareCase>;
   latency: Record<string, LatencyResult>;
   adListing: AdListingResult;
   /** POST /db-mgmt/api/query on a generated year of orders, events and ads (bench/query.ts). */
@@ -63,10 +69,13 @@ interface BenchResults {
   run: { wallSeconds: number; peakRssBytes: number };
 }
 
-async function benchFunctions(): Promise<BenchResults['functions']> {
-  log(`Bundling ${routeTable.length} functions with the deployed esbuild settings...`);
-  const bundles = await buildBundles(routeTable, { projectRoot, outDir: join(benchDir, 'bundles') });
-  log(`Timing module init: ${INIT_RUNS} fresh node processes per function...`);
+async function benchFunctions(): Promise<Pick<BenchResults, 'functions' | 'initCases' | 'middlewareCases'>> {
+  log(`Bundling ${routeTable.length} functions and the bare baseline with the deployed esbuild settings...`);
+  const bundles = await buildBundles([...routeTable, { id: BARE_BUNDLE_ID, handler: 'bench/bare-handler.ts' }], {
+    projectRoot,
+    outDir: join(benchDir, 'bundles'),
+  });
+  log(`Timing module init: ${INIT_RUNS} fresh node processes per function, interleaved with the bare bundle...`);
   const initSamples = await measureInitTimes(bundles, INIT_RUNS);
 
   const functions: BenchResults['functions'] = {};
@@ -77,7 +86,9 @@ async function benchFunctions(): Promise<BenchResults['functions']> {
       initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
     };
   }
-  return functions;
+  log(`Timing the request pipeline: ${MIDDLEWARE_ROUNDS} rounds of ${MIDDLEWARE_REQUESTS.toLocaleString('en-US')} warm requests per function...`);
+  const middlewareCases = await measureMiddlewareCases(bundles, { rounds: MIDDLEWARE_ROUNDS, warmup: 200, requests: MIDDLEWARE_REQUESTS });
+  return { functions, initCases: initCases(initSamples), middlewareCases };
 }
 
 async function benchLatency(): Promise<BenchResults['latency']> {
@@ -121,6 +132,25 @@ function printReport(results: BenchResults): void {
         formatMs(fn.initMs.min),
         formatMs(fn.initMs.max),
       ]),
+    ),
+  );
+  log();
+  log('Module init against the bare bundle (DynamoDB client only; target ratio <= 1.15), and the request pipeline per warm request (401 path; target < 200 us above bare)');
+  log(
+    formatTable(
+      ['function', 'init median', 'bare median', 'ratio', 'pipeline p50', 'bare p50'],
+      Object.entries(results.initCases).map(([id, init]) => {
+        const routeId = id.slice('init.'.length);
+        const pipeline = results.middlewareCases[`middleware.${routeId}`];
+        return [
+          routeId,
+          formatMs(init.medianMs),
+          formatMs(init.bareMedianMs),
+          init.ratio.toFixed(2),
+          pipeline ? `${pipeline.p50Us} us` : '-',
+          pipeline ? `${pipeline.bareP50Us} us` : '-',
+        ];
+      }),
     ),
   );
   log();
@@ -233,7 +263,7 @@ async function main(): Promise<void> {
     machine: { cpus: processors.length, model: processors[0]?.model.trim() ?? 'unknown' },
     // Init times first: the latency section loads the SDK and starts servers in this process,
     // which would compete with the child processes for the CPU.
-    functions: await benchFunctions(),
+    ...(await benchFunctions()),
     latency: await benchLatency(),
     adListing: await benchAdListing(),
     ...(await benchQuery()),
@@ -243,6 +273,7 @@ async function main(): Promise<void> {
     cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
+  Object.assign(results.cases, results.initCases, results.middlewareCases);
   Object.assign(results.cases, adListingCases(results.adListing));
   Object.assign(results.cases, ingestionCases(results.ingestion));
   results.run = {
