@@ -80,7 +80,7 @@ async function benchFunctions(): Promise<Pick<BenchResults, 'functions' | 'initC
 
   const functions: BenchResults['functions'] = {};
   for (const bundle of bundles) {
-    const init = summarize(initSamples.get(bundle.routeId) ?? []);
+    const init = summarize(initSamples.wallMs.get(bundle.routeId) ?? []);
     functions[bundle.routeId] = {
       bundleBytes: bundle.bytes,
       initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
@@ -138,7 +138,7 @@ function printReport(results: BenchResults): void {
   log('Module init against the bare bundle (DynamoDB client only; target ratio <= 1.15), and the request pipeline per warm request (401 path; target < 200 us above bare)');
   log(
     formatTable(
-      ['function', 'init median', 'bare median', 'ratio', 'pipeline p50', 'bare p50'],
+      ['function', 'init median', 'bare median', 'ratio', 'CPU ratio', 'pipeline p50', 'bare p50'],
       Object.entries(results.initCases).map(([id, init]) => {
         const routeId = id.slice('init.'.length);
         const pipeline = results.middlewareCases[`middleware.${routeId}`];
@@ -147,6 +147,7 @@ function printReport(results: BenchResults): void {
           formatMs(init.medianMs),
           formatMs(init.bareMedianMs),
           init.ratio.toFixed(2),
+          init.cpuRatio.toFixed(2),
           pipeline ? `${pipeline.p50Us} us` : '-',
           pipeline ? `${pipeline.bareP50Us} us` : '-',
         ];
