@@ -8,13 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { routeTable } from '../lib/routes';
 import type { AdListingResult } from './ad-listing';
-import { buildBundles } from './bundle-size';
 import { measureFirstStart } from './first-start';
 import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
-import { BARE_BUNDLE_ID, initCases, measureInitTimes, type InitCase } from './init-time';
-import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
+import { measureFunctions, printFunctionCases, type FunctionCases } from './functions';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
@@ -24,19 +21,12 @@ import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
 
 const INIT_RUNS = 15;
-const MIDDLEWARE_ROUNDS = 3;
-const MIDDLEWARE_REQUESTS = 2_000;
 const LATENCY_REQUESTS = 2_000;
 const WARMUP_REQUESTS = 100;
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = join(projectRoot, 'bench');
 const log = (line = '') => process.stdout.write(`${line}\n`);
-
-interface FunctionResult {
-  bundleBytes: number;
-  initMs: { median: number; min: number; max: number; runs: number };
-}
 
 interface LatencyResult {
   requests: number;
@@ -49,10 +39,10 @@ interface BenchResults {
   generatedAt: string;
   node: string;
   machine: { cpus: number; model: string };
-  functions: Record<string, FunctionResult>;
+  functions: FunctionCases['functions'];
   /** `init.<routeId>` and `middleware.<routeId>`, each against the bare bundle of the same run. */
-  initCases: Record<string, InitCase>;
-  middlewareCases: Record<string, MiddlewareCase>;
+  initCases: FunctionCases['initCases'];
+  middlewareCases: FunctionCases['middlewareCases'];
   latency: Record<string, LatencyResult>;
   adListing: AdListingResult;
   /** POST /db-mgmt/api/query on a generated year of orders, events and ads (bench/query.ts). */
@@ -70,25 +60,7 @@ interface BenchResults {
 }
 
 async function benchFunctions(): Promise<Pick<BenchResults, 'functions' | 'initCases' | 'middlewareCases'>> {
-  log(`Bundling ${routeTable.length} functions and the bare baseline with the deployed esbuild settings...`);
-  const bundles = await buildBundles([...routeTable, { id: BARE_BUNDLE_ID, handler: 'bench/bare-handler.ts' }], {
-    projectRoot,
-    outDir: join(benchDir, 'bundles'),
-  });
-  log(`Timing module init: ${INIT_RUNS} fresh node processes per function, interleaved with the bare bundle...`);
-  const initSamples = await measureInitTimes(bundles, INIT_RUNS);
-
-  const functions: BenchResults['functions'] = {};
-  for (const bundle of bundles) {
-    const init = summarize(initSamples.wallMs.get(bundle.routeId) ?? []);
-    functions[bundle.routeId] = {
-      bundleBytes: bundle.bytes,
-      initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
-    };
-  }
-  log(`Timing the request pipeline: ${MIDDLEWARE_ROUNDS} rounds of ${MIDDLEWARE_REQUESTS.toLocaleString('en-US')} warm requests per function...`);
-  const middlewareCases = await measureMiddlewareCases(bundles, { rounds: MIDDLEWARE_ROUNDS, warmup: 200, requests: MIDDLEWARE_REQUESTS });
-  return { functions, initCases: initCases(initSamples), middlewareCases };
+  return measureFunctions({ projectRoot, log, initRuns: INIT_RUNS });
 }
 
 async function benchLatency(): Promise<BenchResults['latency']> {
@@ -135,25 +107,7 @@ function printReport(results: BenchResults): void {
     ),
   );
   log();
-  log('Module init against the bare bundle (DynamoDB client only; target ratio <= 1.15), and the request pipeline per warm request (401 path; target < 200 us above bare)');
-  log(
-    formatTable(
-      ['function', 'init median', 'bare median', 'ratio', 'CPU ratio', 'pipeline p50', 'bare p50'],
-      Object.entries(results.initCases).map(([id, init]) => {
-        const routeId = id.slice('init.'.length);
-        const pipeline = results.middlewareCases[`middleware.${routeId}`];
-        return [
-          routeId,
-          formatMs(init.medianMs),
-          formatMs(init.bareMedianMs),
-          init.ratio.toFixed(2),
-          init.cpuRatio.toFixed(2),
-          pipeline ? `${pipeline.p50Us} us` : '-',
-          pipeline ? `${pipeline.bareP50Us} us` : '-',
-        ];
-      }),
-    ),
-  );
+  printFunctionCases(results, log);
   log();
   log('Warm in-process latency (full middy stack, dynalite in memory, local EventBridge sink)');
   log(
