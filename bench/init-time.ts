@@ -10,14 +10,17 @@ const execFileAsync = promisify(execFile);
  * so this isolates the code-loading part of a cold start.
  */
 const CHILD_SCRIPT = `
+const cpuStarted = process.cpuUsage();
 const started = performance.now();
 const loaded = require(process.argv[1]);
 const elapsedMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuStarted);
+const cpuMs = (cpu.user + cpu.system) / 1000;
 if (typeof loaded.handler !== 'function') {
   process.stderr.write('bundle does not export a handler function');
   process.exit(2);
 }
-process.stdout.write(JSON.stringify({ elapsedMs }));
+process.stdout.write(JSON.stringify({ elapsedMs, cpuMs }));
 `;
 
 /**
@@ -25,7 +28,7 @@ process.stdout.write(JSON.stringify({ elapsedMs }));
  * than inherited, so neither a developer's AWS profile nor the benchmark's own loader flags
  * (NODE_OPTIONS from tsx) change what is measured.
  */
-const CHILD_ENV: NodeJS.ProcessEnv = {
+export const CHILD_ENV: NodeJS.ProcessEnv = {
   PATH: process.env.PATH ?? '',
   TABLE_NAME: 'bench-table',
   EVENT_BUS_NAME: 'bench-bus',
@@ -35,29 +38,92 @@ const CHILD_ENV: NodeJS.ProcessEnv = {
   POWERTOOLS_LOG_LEVEL: 'WARN',
   // Lambda runs a Node the SDK supports, so it never takes the deprecation-warning path at load.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // The stack sets this on every function (lib/constructs/api-function.ts): Node then reads each
+  // bundle's source map at load, which is part of what a cold start costs.
+  NODE_OPTIONS: '--enable-source-maps',
 };
+
+/** Init samples in milliseconds by bundle id: wall-clock time, and the CPU time the process spent in it. */
+export interface InitSamples {
+  wallMs: Map<string, number[]>;
+  cpuMs: Map<string, number[]>;
+}
 
 /**
  * Samples module init time for each bundle. Runs go round-robin across bundles, so drift in the
  * machine's load over the run spreads over every function instead of landing on one.
  */
-export async function measureInitTimes(bundles: readonly BuiltBundle[], runs: number): Promise<Map<string, number[]>> {
-  const samples = new Map<string, number[]>(bundles.map((bundle) => [bundle.routeId, []]));
+export async function measureInitTimes(bundles: readonly BuiltBundle[], runs: number): Promise<InitSamples> {
+  const samples: InitSamples = { wallMs: new Map(), cpuMs: new Map() };
+  for (const bundle of bundles) {
+    samples.wallMs.set(bundle.routeId, []);
+    samples.cpuMs.set(bundle.routeId, []);
+  }
   for (let run = 0; run < runs; run++) {
     for (const bundle of bundles) {
-      samples.get(bundle.routeId)?.push(await initTimeOnce(bundle));
+      const { elapsedMs, cpuMs } = await initTimeOnce(bundle);
+      samples.wallMs.get(bundle.routeId)?.push(elapsedMs);
+      samples.cpuMs.get(bundle.routeId)?.push(cpuMs);
     }
   }
   return samples;
 }
 
-async function initTimeOnce(bundle: BuiltBundle): Promise<number> {
+async function initTimeOnce(bundle: BuiltBundle): Promise<{ elapsedMs: number; cpuMs: number }> {
   try {
     const { stdout } = await execFileAsync(process.execPath, ['-e', CHILD_SCRIPT, bundle.file], { env: CHILD_ENV });
-    const { elapsedMs } = JSON.parse(stdout) as { elapsedMs: number };
-    return elapsedMs;
+    return JSON.parse(stdout) as { elapsedMs: number; cpuMs: number };
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
     throw new Error(`Loading the ${bundle.routeId} bundle failed${stderr ? `: ${stderr}` : ''}`, { cause: error });
   }
+}
+
+/** The id under which the bare bundle (bench/bare-handler.ts) is sampled next to the routes. */
+export const BARE_BUNDLE_ID = 'bare';
+
+export interface InitCase {
+  medianMs: number;
+  bareMedianMs: number;
+  /** The route's median over the bare bundle's median, both from the same interleaved run. */
+  ratio: number;
+  /**
+   * The same on the CPU time the process spent loading (user + system): on a shared machine the
+   * wall clock also counts time the loader waited for a core, which this leaves out.
+   */
+  cpuMedianMs: number;
+  bareCpuMedianMs: number;
+  cpuRatio: number;
+}
+
+/** `init.<routeId>` figures from samples that hold the bare bundle's next to every route's. */
+export function initCases(samples: InitSamples): Record<string, InitCase> {
+  const bare = samples.wallMs.get(BARE_BUNDLE_ID);
+  const bareCpu = samples.cpuMs.get(BARE_BUNDLE_ID);
+  if (!bare?.length || !bareCpu?.length) throw new Error('init samples hold no run of the bare bundle');
+  const bareMedianMs = median(bare);
+  const bareCpuMedianMs = median(bareCpu);
+  const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+  const cases: Record<string, InitCase> = {};
+  for (const [id, routeSamples] of samples.wallMs) {
+    const cpuSamples = samples.cpuMs.get(id) ?? [];
+    if (id === BARE_BUNDLE_ID || routeSamples.length === 0 || cpuSamples.length === 0) continue;
+    const medianMs = median(routeSamples);
+    const cpuMedianMs = median(cpuSamples);
+    cases[`init.${id}`] = {
+      medianMs: round(medianMs, 2),
+      bareMedianMs: round(bareMedianMs, 2),
+      ratio: round(medianMs / bareMedianMs, 3),
+      cpuMedianMs: round(cpuMedianMs, 2),
+      bareCpuMedianMs: round(bareCpuMedianMs, 2),
+      cpuRatio: round(cpuMedianMs / bareCpuMedianMs, 3),
+    };
+  }
+  return cases;
+}
+
+function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

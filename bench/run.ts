@@ -8,12 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { routeTable } from '../lib/routes';
 import type { AdListingResult } from './ad-listing';
-import { buildBundles } from './bundle-size';
 import { measureFirstStart } from './first-start';
 import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
-import { measureInitTimes } from './init-time';
+import { measureFunctions, printFunctionCases, type FunctionCases } from './functions';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
@@ -30,11 +28,6 @@ const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = join(projectRoot, 'bench');
 const log = (line = '') => process.stdout.write(`${line}\n`);
 
-interface FunctionResult {
-  bundleBytes: number;
-  initMs: { median: number; min: number; max: number; runs: number };
-}
-
 interface LatencyResult {
   requests: number;
   p50Ms: number;
@@ -46,7 +39,10 @@ interface BenchResults {
   generatedAt: string;
   node: string;
   machine: { cpus: number; model: string };
-  functions: Record<string, FunctionResult>;
+  functions: FunctionCases['functions'];
+  /** `init.<routeId>` and `middleware.<routeId>`, each against the bare bundle of the same run. */
+  initCases: FunctionCases['initCases'];
+  middlewareCases: FunctionCases['middlewareCases'];
   latency: Record<string, LatencyResult>;
   adListing: AdListingResult;
   /** POST /db-mgmt/api/query on a generated year of orders, events and ads (bench/query.ts). */
@@ -63,21 +59,8 @@ interface BenchResults {
   run: { wallSeconds: number; peakRssBytes: number };
 }
 
-async function benchFunctions(): Promise<BenchResults['functions']> {
-  log(`Bundling ${routeTable.length} functions with the deployed esbuild settings...`);
-  const bundles = await buildBundles(routeTable, { projectRoot, outDir: join(benchDir, 'bundles') });
-  log(`Timing module init: ${INIT_RUNS} fresh node processes per function...`);
-  const initSamples = await measureInitTimes(bundles, INIT_RUNS);
-
-  const functions: BenchResults['functions'] = {};
-  for (const bundle of bundles) {
-    const init = summarize(initSamples.get(bundle.routeId) ?? []);
-    functions[bundle.routeId] = {
-      bundleBytes: bundle.bytes,
-      initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
-    };
-  }
-  return functions;
+async function benchFunctions(): Promise<Pick<BenchResults, 'functions' | 'initCases' | 'middlewareCases'>> {
+  return measureFunctions({ projectRoot, log, initRuns: INIT_RUNS });
 }
 
 async function benchLatency(): Promise<BenchResults['latency']> {
@@ -123,6 +106,8 @@ function printReport(results: BenchResults): void {
       ]),
     ),
   );
+  log();
+  printFunctionCases(results, log);
   log();
   log('Warm in-process latency (full middy stack, dynalite in memory, local EventBridge sink)');
   log(
@@ -233,7 +218,7 @@ async function main(): Promise<void> {
     machine: { cpus: processors.length, model: processors[0]?.model.trim() ?? 'unknown' },
     // Init times first: the latency section loads the SDK and starts servers in this process,
     // which would compete with the child processes for the CPU.
-    functions: await benchFunctions(),
+    ...(await benchFunctions()),
     latency: await benchLatency(),
     adListing: await benchAdListing(),
     ...(await benchQuery()),
@@ -243,6 +228,7 @@ async function main(): Promise<void> {
     cases: {},
     run: { wallSeconds: 0, peakRssBytes: 0 },
   };
+  Object.assign(results.cases, results.initCases, results.middlewareCases);
   Object.assign(results.cases, adListingCases(results.adListing));
   Object.assign(results.cases, ingestionCases(results.ingestion));
   results.run = {

@@ -2,7 +2,8 @@ import { DISPLAY_NAME_MAX_LENGTH } from '../schemas/display-name';
 
 const SUFFIX = ' (copy)';
 const ELLIPSIS = '…';
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Built on first use: creating a segmenter loads ICU break data, which a cold start should not pay for.
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * The default name of a copy, `"<name> (copy)"`, kept within the name length limit. A long name is
@@ -14,7 +15,7 @@ export function copyName(name: string): string {
   if (length(name) + length(SUFFIX) <= DISPLAY_NAME_MAX_LENGTH) return name + SUFFIX;
   const budget = DISPLAY_NAME_MAX_LENGTH - length(SUFFIX) - length(ELLIPSIS);
   let kept = '';
-  for (const { segment } of graphemes.segment(name)) {
+  for (const { segment } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(name)) {
     if (length(kept) + length(segment) > budget) break;
     kept += segment;
   }

@@ -6,7 +6,8 @@ import { ACCOUNT_UPDATED, type AccountUpdatedDetail } from './account-updated';
 /** The `source` of every event this service publishes; subscribers match rules on it. */
 export const EVENT_SOURCE = 'merchant-analytics.accounts';
 
-const eventBridge = new EventBridgeClient({});
+// Built on first publish, not at module load.
+let eventBridge: EventBridgeClient | undefined;
 
 export class EventPublishError extends RetryableFault {}
 
@@ -16,7 +17,7 @@ export class EventPublishError extends RetryableFault {}
  * and the client's retry publishes again.
  */
 export async function publishAccountUpdated(detail: AccountUpdatedDetail): Promise<void> {
-  const result = await eventBridge.send(
+  const result = await (eventBridge ??= new EventBridgeClient({})).send(
     new PutEventsCommand({
       Entries: [
         {

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { BadRequestError, issueAt, type ValidationIssue } from '../errors';
 import { toValidationIssues } from '../zod-issues';
 import type { ApiContext } from '../api-context';
@@ -11,8 +11,14 @@ export interface RequestSchemas {
   path?: z.ZodType;
 }
 
-/** A route that declares no query parameters takes none: any parameter is a 400. */
-const NO_QUERY_PARAMETERS = z.strictObject({});
+/**
+ * A route that declares no query parameters takes none: each one is a 400, reported as an unknown
+ * key the way a strict schema reports it. Checked without zod, so that a route with no schemas
+ * does not load the validation library at all.
+ */
+function undeclaredParameters(query: Record<string, unknown>): ValidationIssue[] {
+  return Object.keys(query).map((key) => issueAt(['query', key], `Unknown key '${key}' is not allowed`, 'unknown_key'));
+}
 
 /**
  * A parameter sent twice (`?type=view&type=pnl_view`) reaches the function comma-joined, which
@@ -45,10 +51,14 @@ export const validateRequest = (
     const repeated = new Set(issues.map((issue) => issue.key));
     const parts = [
       ['body', schemas.body, state.rawBody, []],
-      ['query', schemas.query ?? NO_QUERY_PARAMETERS, event.queryStringParameters ?? {}, ['query']],
+      ['query', schemas.query, event.queryStringParameters ?? {}, ['query']],
       ['path', schemas.path, event.pathParameters ?? {}, ['path']],
     ] as const;
     for (const [part, schema, input, prefix] of parts) {
+      if (part === 'query' && !schema) {
+        issues.push(...undeclaredParameters(input as Record<string, unknown>).filter((issue) => !repeated.has(issue.key)));
+        continue;
+      }
       if (!schema) continue;
       const result = schema.safeParse(input);
       if (result.success) state[part] = result.data;
