@@ -4,12 +4,12 @@ import { CostBook, costsOfOrder } from '../costs/order-costs';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
-import { roundForOutput } from '../ads/ad-series';
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 import type { QueryOrder } from './query-data';
-import { ORDER_FILTER_FIELDS, type MeasureDetail } from './query-engine';
+import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
+import { ORDER_FILTER_FIELDS } from './query-engine';
 
 /**
  * The computation of POST /db-mgmt/api/query-cohort-analysis (definitions in the README, "Cohort
@@ -192,21 +192,7 @@ export function computeCohorts(
     last.active = new Set(finals.flatMap(({ parts }) => [...parts.active]));
     const value = reason === undefined && finals.length > 0 ? valueOf(measure, size, total, last) : null;
     const average = value === null ? null : entry.isAverage ? value : value / finals.length;
-    return {
-      measure,
-      success: reason === undefined,
-      ...(reason === undefined ? {} : { reason }),
-      isAverage: entry.isAverage,
-      isPercentage: entry.isPercentage,
-      calculatedAverage: entry.isAverage,
-      primarySum: rounded(value),
-      compareSum: null,
-      primaryAvg: rounded(average),
-      compareAvg: null,
-      percentDiff: null,
-      hasPacing: false,
-      preferredTrendDirection: entry.preferredTrendDirection,
-    };
+    return measureDetail(measure, entry, reason, { sum: value, average }, undefined);
   });
   return { points, measureDetails };
 }
@@ -244,4 +230,3 @@ function valueOf(measure: CohortMeasureId, size: number, cumulative: PeriodParts
   }
 }
 
-const rounded = (value: number | null) => (value === null ? null : roundForOutput(value));

@@ -1,5 +1,5 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, emptyParts, HourSummer, needsConversion, roundForOutput, type MetricParts } from '../ads/ad-series';
+import { adMeasureFromPlatformParts, emptyParts, HourSummer, needsConversion, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
 import { findDimension, measureFamily, type DimensionFamily } from '../catalog/dimensions';
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
@@ -12,6 +12,7 @@ import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } f
 import type { InstantRange } from '../time/date-range';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
+import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 
 /**
@@ -401,7 +402,6 @@ function failureOf(measure: string, failures: Failures): string | undefined {
   return undefined;
 }
 
-const rounded = (value: number | null) => (value === null ? null : roundForOutput(value));
 
 export interface QueryPoint {
   dt: string;
@@ -410,21 +410,7 @@ export interface QueryPoint {
   [key: string]: string | number | null;
 }
 
-export interface MeasureDetail {
-  measure: string;
-  success: boolean;
-  reason?: string;
-  isAverage: boolean;
-  isPercentage: boolean;
-  calculatedAverage: boolean;
-  primarySum: number | null;
-  compareSum: number | null;
-  primaryAvg: number | null;
-  compareAvg: number | null;
-  percentDiff: number | null;
-  hasPacing: boolean;
-  preferredTrendDirection: 'up' | 'down';
-}
+export type { MeasureDetail };
 
 function pointsOf(spec: QuerySpec, result: RangeResult, measures: readonly string[]): QueryPoint[] {
   const entries = [...result.cells.values()].sort((a, b) => a.bucket - b.bucket || compareValues(a.values, b.values));
@@ -467,27 +453,11 @@ export function shapeResult(
   const computable = spec.measures.filter((measure) => failureOf(measure, failures) === undefined);
   const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
     const entry = findMeasure(measure)!;
-    const reason = failureOf(measure, failures);
-    const sum = (result: RangeResult | undefined) => (result && reason === undefined ? measureOf(measure, result.total) : null);
-    const average = (result: RangeResult | undefined, total: number | null) =>
-      total === null || !result ? null : entry.isAverage ? total : total / result.buckets.length;
-    const primarySum = sum(primary);
-    const compareSum = sum(compare);
-    return {
-      measure,
-      success: reason === undefined,
-      ...(reason === undefined ? {} : { reason }),
-      isAverage: entry.isAverage,
-      isPercentage: entry.isPercentage,
-      calculatedAverage: entry.isAverage,
-      primarySum: rounded(primarySum),
-      compareSum: rounded(compareSum),
-      primaryAvg: rounded(average(primary, primarySum)),
-      compareAvg: rounded(average(compare, compareSum)),
-      percentDiff: primarySum === null || compareSum === null || compareSum === 0 ? null : rounded(((primarySum - compareSum) / Math.abs(compareSum)) * 100),
-      hasPacing: false,
-      preferredTrendDirection: entry.preferredTrendDirection,
+    const totals = (result: RangeResult) => {
+      const sum = measureOf(measure, result.total);
+      return { sum, average: sum === null ? null : entry.isAverage ? sum : sum / result.buckets.length };
     };
+    return measureDetail(measure, entry, failureOf(measure, failures), totals(primary), compare && totals(compare));
   });
   return {
     results: [

@@ -1,12 +1,13 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, emptyParts, HourSummer, roundForOutput, type MetricParts } from '../ads/ad-series';
+import { adMeasureFromPlatformParts, emptyParts, HourSummer, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
 import { findMeasure } from '../catalog/measures';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
 import { filterForFamily } from '../analytics/filter-namespaces';
 import type { QueryOrder } from '../analytics/query-data';
-import { ORDER_FILTER_FIELDS, type MeasureDetail } from '../analytics/query-engine';
+import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
+import { ORDER_FILTER_FIELDS } from '../analytics/query-engine';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
 import type { HourlyMetrics } from '../store/hourly-metrics-codec';
@@ -265,7 +266,6 @@ function failureOf(measure: string, failures: Failures): string | undefined {
   return undefined;
 }
 
-const rounded = (value: number | null) => (value === null ? null : roundForOutput(value));
 
 export interface AttributionPoint {
   dt: string;
@@ -300,26 +300,11 @@ export function shapeAttribution(
       const compareResult = compare?.byModel.get(model);
       const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
         const entry = findMeasure(measure)!;
-        const reason = failureOf(measure, failures);
-        const sum = (result: ModelResult | undefined) => (result && reason === undefined ? measureOf(measure, result.total) : null);
-        const average = (result: ModelResult | undefined, total: number | null) => (total === null || !result ? null : entry.isAverage ? total : total / result.buckets.length);
-        const primarySum = sum(primaryResult);
-        const compareSum = sum(compareResult);
-        return {
-          measure,
-          success: reason === undefined,
-          ...(reason === undefined ? {} : { reason }),
-          isAverage: entry.isAverage,
-          isPercentage: entry.isPercentage,
-          calculatedAverage: entry.isAverage,
-          primarySum: rounded(primarySum),
-          compareSum: rounded(compareSum),
-          primaryAvg: rounded(average(primaryResult, primarySum)),
-          compareAvg: rounded(average(compareResult, compareSum)),
-          percentDiff: primarySum === null || compareSum === null || compareSum === 0 ? null : rounded(((primarySum - compareSum) / Math.abs(compareSum)) * 100),
-          hasPacing: false,
-          preferredTrendDirection: entry.preferredTrendDirection,
+        const totals = (result: ModelResult) => {
+          const sum = measureOf(measure, result.total);
+          return { sum, average: sum === null ? null : entry.isAverage ? sum : sum / result.buckets.length };
         };
+        return measureDetail(measure, entry, failureOf(measure, failures), totals(primaryResult), compareResult && totals(compareResult));
       });
       return {
         attributionModel: model,
