@@ -13,14 +13,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PENDING_PREFIX } from '../shared/store/pending-index';
 import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
-import { ApiFunction, type TableAccess } from './constructs/api-function';
+import { ApiFunction } from './constructs/api-function';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_REFERENCE_SCRIPT_FILE, apiReferenceScriptSource } from '../shared/http/docs-assets';
 import { Operations } from './constructs/operations';
 import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization, acknowledgePublicDocumentationRoute } from './nag-acknowledgements';
 import { DOCS_HANDLER, publicRouteTable } from './public-routes';
-import { routeTable, type RouteDefinition, type RouteId } from './routes';
+import { routeTable, type RouteId } from './routes';
 import { workers, type WorkerId } from './workers';
 
 export interface StageThrottling {
@@ -50,17 +50,6 @@ export const PIPELINE = {
 } as const;
 
 export const DEFAULT_THROTTLING: StageThrottling = { rateLimit: 100, burstLimit: 200 };
-
-/**
- * What a route's function may do to the table. The route's scope says what the caller may do, so
- * it is the better signal than the method: a POST query under `analytics:read` stays read-only.
- * A route without a scope writes unless it is a GET. Every route at least reads, because
- * authentication looks up the API key on every request. Writers also publish domain events.
- */
-export function tableAccessFor(route: Pick<RouteDefinition, 'method' | 'scope'>): TableAccess {
-  const writes = route.scope === null ? route.method !== 'GET' : route.scope.endsWith(':write');
-  return writes ? 'readWrite' : 'read';
-}
 
 /**
  * API Gateway HTTP API variables, one JSON object a line, so CloudWatch Logs Insights can
@@ -162,9 +151,13 @@ export class ApiStack extends Stack {
         serviceName,
         description: `${route.method} ${route.path}: ${route.summary}`,
       });
-      const access = tableAccessFor(route);
-      apiFunction.bindTable(this.table, access).allowKeyQuotaCounting(this.table);
-      if (access === 'readWrite') apiFunction.bindEventBus(this.eventBus);
+      // Least privilege from the route table's capabilities column: only the item families the
+      // route declares, plus its API key's counter and, for a write route, its idempotency items.
+      const { reads, writes, publishes } = route.capabilities;
+      apiFunction
+        .bindTableItems(this.table, { reads, writes: route.writes ? [...writes, 'idempotency'] : writes })
+        .allowKeyQuotaCounting(this.table);
+      if (publishes) apiFunction.bindEventBus(this.eventBus);
       functions.set(route.id, apiFunction);
 
       const httpRoutes = this.httpApi.addRoutes({
@@ -246,6 +239,9 @@ export class ApiStack extends Stack {
     for (const [id, worker] of Object.entries(workers) as Array<[WorkerId, (typeof workers)[WorkerId]]>) {
       const constructId = `Worker${id.charAt(0).toUpperCase()}${id.slice(1)}`;
       const fn = new ApiFunction(this, constructId, { entry: worker.handler, serviceName, description: worker.summary, invokedBy: 'eventSourceMapping' });
+      // The consumer stays table-wide: it projects every family of the pipeline (log, event pages,
+      // dedup index, orders, read models, journeys) and clears the outboxes of the heads, for any
+      // pixel a stream record names; a per-family list would be nearly the whole table anyway.
       fn.bindTable(this.table, 'readWrite').bindEventBus(this.eventBus);
       // Named stream actions on the stream alone (CDK's grantStreamRead adds ListStreams on "*").
       fn.role.addToPrincipalPolicy(

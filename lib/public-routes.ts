@@ -40,10 +40,14 @@ export const publicRoutes = {
 
 export type PublicRouteId = keyof typeof publicRoutes;
 
-/** Shaped like route table rows (no scope, no writes), so the local server's matcher serves both alike. */
+/**
+ * Shaped like route table rows (no scope, no writes, reaching nothing), so the local server's
+ * matcher serves both alike.
+ */
 export const publicRouteTable = Object.entries(publicRoutes).map(([id, route]) => ({
   id: id as PublicRouteId,
   ...route,
   scope: null,
   writes: false,
+  capabilities: { reads: [], writes: [], publishes: false },
 }));

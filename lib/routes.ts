@@ -1,4 +1,5 @@
 import type { Scope } from '../shared/auth/scopes';
+import type { ItemKind } from '../shared/store/table-design';
 
 /**
  * The map of the API. The CDK stack builds one function and one route per row; the local server
@@ -19,7 +20,27 @@ export interface RouteDefinition {
    */
   writes: boolean;
   summary: string;
+  /** What the function may reach; the stack grants exactly this (README, "Deploying with CDK"). */
+  capabilities: RouteCapabilities;
 }
+
+/**
+ * The item families (shared/store/table-design.ts ITEM_KINDS) a route's function reads, and those
+ * it writes (a write grant includes reading them), and whether it publishes to the event bus.
+ * Implicit, so not listed: every route counts requests on its API key item (authentication), and
+ * a write route keeps its idempotency items. test/fuzz/route-table-access.test.ts records the keys
+ * each handler touches and fails on any the row does not declare.
+ */
+export interface RouteCapabilities {
+  reads: readonly ItemKind[];
+  writes: readonly ItemKind[];
+  publishes: boolean;
+}
+
+const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
+const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
+/** The query endpoints: settings, currency rates, ad spend and the query read models. */
+const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'queryEventFacts', 'queryEventRollups'];
 
 export const routes = {
   getAccount: {
@@ -29,6 +50,7 @@ export const routes = {
     scope: 'account:read',
     writes: false,
     summary: 'Read the account: name, reporting time zone, currency',
+    capabilities: reads('pixelHead'),
   },
   updateAccount: {
     method: 'PATCH',
@@ -37,6 +59,7 @@ export const routes = {
     scope: 'account:write',
     writes: true,
     summary: 'Change the account name, reporting time zone or currency',
+    capabilities: writes('pixelHead'),
   },
   getOrderSettings: {
     method: 'GET',
@@ -45,6 +68,7 @@ export const routes = {
     scope: 'account:read',
     writes: false,
     summary: 'Read the order settings',
+    capabilities: reads('pixelHead'),
   },
   putOrderSettings: {
     method: 'PUT',
@@ -53,6 +77,7 @@ export const routes = {
     scope: 'account:write',
     writes: true,
     summary: 'Replace the order settings',
+    capabilities: writes('pixelHead'),
   },
   getCostSettings: {
     method: 'GET',
@@ -61,6 +86,7 @@ export const routes = {
     scope: 'costs:read',
     writes: false,
     summary: 'Read the cost settings (default COGS percent, handling, shipping and gateway fees)',
+    capabilities: reads('pixelHead'),
   },
   putCostSettings: {
     method: 'PUT',
@@ -69,6 +95,7 @@ export const routes = {
     scope: 'costs:write',
     writes: true,
     summary: 'Replace the cost settings',
+    capabilities: writes('pixelHead'),
   },
   listDashboardViews: {
     method: 'GET',
@@ -77,6 +104,7 @@ export const routes = {
     scope: 'dashboards:read',
     writes: false,
     summary: 'List the dashboard views (summaries)',
+    capabilities: reads('dashboardViews'),
   },
   getDashboardView: {
     method: 'GET',
@@ -85,6 +113,7 @@ export const routes = {
     scope: 'dashboards:read',
     writes: false,
     summary: 'Read one dashboard view',
+    capabilities: reads('dashboardViews'),
   },
   createDashboardView: {
     method: 'POST',
@@ -93,6 +122,7 @@ export const routes = {
     scope: 'dashboards:write',
     writes: true,
     summary: 'Create a dashboard view from a complete configuration',
+    capabilities: writes('dashboardViews'),
   },
   updateDashboardView: {
     method: 'PATCH',
@@ -101,6 +131,7 @@ export const routes = {
     scope: 'dashboards:write',
     writes: true,
     summary: 'Update the name, configuration or order of a dashboard view',
+    capabilities: writes('dashboardViews'),
   },
   copyDashboardView: {
     method: 'POST',
@@ -109,6 +140,7 @@ export const routes = {
     scope: 'dashboards:write',
     writes: true,
     summary: 'Copy a dashboard view',
+    capabilities: writes('dashboardViews'),
   },
   createDashboardViewFromPreset: {
     method: 'POST',
@@ -117,6 +149,7 @@ export const routes = {
     scope: 'dashboards:write',
     writes: true,
     summary: 'Create a dashboard view of sparkline tiles from a list of measures',
+    capabilities: writes('dashboardViews'),
   },
   deleteDashboardView: {
     method: 'DELETE',
@@ -125,6 +158,7 @@ export const routes = {
     scope: 'dashboards:write',
     writes: true,
     summary: 'Delete a dashboard view',
+    capabilities: writes('dashboardViews'),
   },
   getApiKeyMe: {
     method: 'GET',
@@ -133,6 +167,7 @@ export const routes = {
     scope: null,
     writes: false,
     summary: 'Describe the calling API key: its pixel, name, scopes and lifetime',
+    capabilities: reads(),
   },
   getMeasures: {
     method: 'GET',
@@ -141,6 +176,7 @@ export const routes = {
     scope: null,
     writes: false,
     summary: 'List the measures catalog',
+    capabilities: reads(),
   },
   getFilters: {
     method: 'GET',
@@ -149,6 +185,7 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'List the filter-field catalog',
+    capabilities: reads(),
   },
   query: {
     method: 'POST',
@@ -157,6 +194,7 @@ export const routes = {
     scope: 'analytics:read',
     summary: 'Query measures over orders, events and ad spend, by time bucket and dimension',
     writes: false,
+    capabilities: reads(...ANALYTICS_READS),
   },
   queryCohortAnalysis: {
     method: 'POST',
@@ -165,6 +203,7 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
+    capabilities: reads(...ANALYTICS_READS),
   },
   queryAds: {
     method: 'POST',
@@ -173,6 +212,7 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'List ads, with optional daily series',
+    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics'),
   },
   queryAttribution: {
     method: 'POST',
@@ -181,6 +221,7 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
+    capabilities: reads(...ANALYTICS_READS, 'journeys'),
   },
   ingestEvents: {
     method: 'POST',
@@ -189,6 +230,7 @@ export const routes = {
     scope: 'events:write',
     writes: true,
     summary: 'Ingest server-side tracking events, one or a batch of up to 100',
+    capabilities: writes('ingestionLog'),
   },
 } as const satisfies Record<string, RouteDefinition>;
 

@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/config/metrics-namespace';
+import { ITEM_KINDS, type ItemKind } from '../../shared/store/table-design';
 import { BUNDLING } from '../bundling';
 import { FUNCTION_DEFAULTS } from '../function-defaults';
 import { acknowledgeStreamFailureDestination, acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
@@ -17,9 +18,9 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export type TableAccess = 'read' | 'readWrite';
 
 /**
- * Handlers address items by key (GetItem, Query on the base table, and the batch forms the
- * order-settings chunks use). No handler queries GSI1/GSI2, which only the operator CLI reads, so
- * grants name the table alone: no `index/*` wildcard to acknowledge. Scan is never granted.
+ * Handlers address items by key (GetItem, Query, and the batch forms the order-settings chunks
+ * use). An item family read through an index (ITEM_KINDS `index`) is granted on that index by
+ * name, never `index/*`. Scan is never granted: it has no leading key to hold to a condition.
  */
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
@@ -135,6 +136,20 @@ export class ApiFunction extends Construct {
   }
 
   /**
+   * Lets the function use some item families of the service table, one statement per family, each
+   * held by `dynamodb:LeadingKeys` to the family's partition-key pattern (ITEM_KINDS), and tells it
+   * the table's name (TABLE_NAME). A family in `writes` may also be read.
+   */
+  bindTableItems(table: dynamodb.ITableV2, items: { reads: readonly ItemKind[]; writes: readonly ItemKind[] }): this {
+    const granted = new Map<ItemKind, TableAccess>();
+    for (const kind of items.reads) granted.set(kind, 'read');
+    for (const kind of items.writes) granted.set(kind, 'readWrite');
+    for (const [kind, access] of granted) this.role.addToPrincipalPolicy(itemKindStatement(table, kind, access));
+    this.lambdaFunction.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+
+  /**
    * Lets the function count requests against API keys' quotas: authentication reads the key with
    * an UpdateItem that adds to its counter (shared/auth/rate-limit.ts). Only key items, whose
    * partition keys start `APIKEY#`: a read-only route gets no other write.
@@ -156,4 +171,18 @@ export class ApiFunction extends Construct {
     this.lambdaFunction.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
     return this;
   }
+}
+
+/** One item family's grant: its actions, on the table (or the index it is read through), held to its leading keys. */
+export function itemKindStatement(table: dynamodb.ITableV2, kind: ItemKind, access: TableAccess): iam.PolicyStatement {
+  const spec: { pattern: string; notLike?: string; index?: string } = ITEM_KINDS[kind];
+  return new iam.PolicyStatement({
+    sid: `${kind.charAt(0).toUpperCase()}${kind.slice(1)}${access === 'read' ? 'Read' : 'ReadWrite'}`,
+    actions: spec.index === undefined ? [...TABLE_ACTIONS[access]] : ['dynamodb:Query'],
+    resources: [spec.index === undefined ? table.tableArn : `${table.tableArn}/index/${spec.index}`],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [spec.pattern] },
+      ...(spec.notLike === undefined ? {} : { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [spec.notLike] } }),
+    },
+  });
 }

@@ -92,3 +92,46 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
     })),
   };
 }
+
+/**
+ * The item families above as IAM sees them: the partition-key patterns (`StringLike`, `*` any run
+ * of characters) a function's grant on a family allows through `dynamodb:LeadingKeys`. `notLike`
+ * excludes what the pattern would also match: `PIXEL#*` alone would match every pixel partition,
+ * so the heads say "no further `#`". A family read through a secondary index names it; its pattern
+ * is then that index's partition key. lib/routes.ts says which families each route reaches, and
+ * test/fuzz/route-table-access.test.ts checks it against the keys the handlers really touch.
+ */
+export const ITEM_KINDS = {
+  apiKey: { pattern: 'APIKEY#*' },
+  /** `PIXEL#<pixelId>`: order settings (head and chunks), account, cost settings. */
+  pixelHead: { pattern: 'PIXEL#*', notLike: 'PIXEL#*#*' },
+  skuCosts: { pattern: 'PIXEL#*#SKUCOSTS' },
+  adDirectory: { pattern: 'PIXEL#*#ADS' },
+  /** Hourly metric months and their daily rollups. */
+  adMetrics: { pattern: 'PIXEL#*#AD#*' },
+  fxRates: { pattern: 'PIXEL#*#FX' },
+  dashboardViews: { pattern: 'PIXEL#*#VIEWS' },
+  ingestionLog: { pattern: 'PIXEL#*#LOG' },
+  idempotency: { pattern: 'PIXEL#*#IDEMPOTENCY' },
+  queryOrdersByDay: { pattern: 'PIXEL#*#QO#*' },
+  queryOrderFacts: { pattern: 'PIXEL#*#QC#*' },
+  queryOrderPointers: { pattern: 'PIXEL#*#QP#*' },
+  queryEventFacts: { pattern: 'PIXEL#*#QF#*' },
+  queryEventRollups: { pattern: 'PIXEL#*#QEH#*' },
+  journeys: { pattern: 'PIXEL#*#AJ#*' },
+  ordersByMonth: { pattern: 'PIXEL#*#ORDERS#*', index: 'GSI1' },
+} as const satisfies Record<string, { pattern: string; notLike?: string; index?: (typeof TABLE_KEYS.indexes)[number]['name'] }>;
+
+export type ItemKind = keyof typeof ITEM_KINDS;
+
+/** What IAM's StringLike does with one pattern: `*` any characters (here none of `?`). */
+export function matchesKeyPattern(pattern: string, value: string): boolean {
+  const expression = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${expression}$`, 's').test(value);
+}
+
+/** Whether a partition-key value belongs to a family, as the grant's conditions would judge it. */
+export function isOfKind(kind: ItemKind, value: string): boolean {
+  const spec: { pattern: string; notLike?: string } = ITEM_KINDS[kind];
+  return matchesKeyPattern(spec.pattern, value) && (spec.notLike === undefined || !matchesKeyPattern(spec.notLike, value));
+}

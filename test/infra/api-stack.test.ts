@@ -8,7 +8,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiStack, DEFAULT_THROTTLING, tableAccessFor } from '../../lib/api-stack';
+import { ApiStack, DEFAULT_THROTTLING } from '../../lib/api-stack';
 import { FUNCTION_DEFAULTS } from '../../lib/function-defaults';
 import { publicRouteTable } from '../../lib/public-routes';
 import { routeTable, type RouteId } from '../../lib/routes';
@@ -16,7 +16,7 @@ import { workers } from '../../lib/workers';
 import { TABLE_KEYS } from '../../shared/store/table-design';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
-type PolicyStatement = { Action: string | string[]; Resource: unknown; Effect: string };
+type PolicyStatement = { Action: string | string[]; Resource: unknown; Effect: string; Sid?: string; Condition?: unknown };
 
 interface ValidationReport {
   pluginReports: Array<{
@@ -344,52 +344,78 @@ describe('ApiStack template', () => {
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'EventBusName']));
   });
 
-  it('lets GET routes read the table but neither write it nor publish events', () => {
-    // Prepare
-    const readRoutes = routeTable.filter((route) => tableAccessFor(route) === 'read');
-    expect(readRoutes.length).toBeGreaterThan(0);
-
-    for (const route of readRoutes) {
+  it('holds every table grant of every route to the leading keys of its item families', () => {
+    for (const route of routeTable) {
       // Act
-      const actions = actionsOf(route.id);
-      const variables = (resourceOf(functionOf(route.id).lambdaFunction).Properties.Environment as { Variables: object })
-        .Variables;
+      const tableStatements = policyStatementsOf(route.id).filter((statement) => asArray(statement.Action).some((action) => action.startsWith('dynamodb:')));
 
       // Assess
-      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
-      // Its one write: counting requests on API key items (rate limits), and on nothing else.
-      const updates = policyStatementsOf(route.id).filter((statement) => asArray(statement.Action).includes('dynamodb:UpdateItem'));
-      expect(updates).toEqual([
-        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } } }),
-      ]);
-      expect(actions).not.toContain('events:PutEvents');
-      expect(variables).toHaveProperty('TABLE_NAME');
-      expect(variables).not.toHaveProperty('EVENT_BUS_NAME');
+      for (const statement of tableStatements) {
+        expect(statement.Condition, `${route.id}: ${JSON.stringify(statement)}`).toMatchObject({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [expect.any(String)] } });
+        expect(JSON.stringify(statement.Condition)).not.toContain('"*"');
+      }
     }
   });
 
-  it('lets write routes write the table and publish to the bus only', () => {
-    // Prepare
-    const writeRoutes = routeTable.filter((route) => tableAccessFor(route) === 'readWrite');
-    const busId = stack.getLogicalId(stack.eventBus.node.defaultChild as never);
-    expect(writeRoutes.length).toBeGreaterThan(0);
-
-    for (const route of writeRoutes) {
+  it('lets a route publish events only when its capabilities say so (none does: the pipeline consumer publishes)', () => {
+    for (const route of routeTable) {
       // Act
-      const statements = policyStatementsOf(route.id);
-      const publish = statements.find((statement) => asArray(statement.Action).includes('events:PutEvents'));
-      const variables = (resourceOf(functionOf(route.id).lambdaFunction).Properties.Environment as { Variables: object })
-        .Variables;
+      const variables = (resourceOf(functionOf(route.id).lambdaFunction).Properties.Environment as { Variables: object }).Variables;
 
       // Assess
-      expect(actionsOf(route.id)).toEqual(
-        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem']),
-      );
-      expect(publish?.Resource).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
-      expect(variables).toHaveProperty('EVENT_BUS_NAME');
+      expect(actionsOf(route.id).includes('events:PutEvents'), route.id).toBe(route.capabilities.publishes);
+      expect('EVENT_BUS_NAME' in variables, route.id).toBe(route.capabilities.publishes);
       expect(variables).toHaveProperty('TABLE_NAME');
     }
+  });
+
+  describe('grants exactly what a route declares', () => {
+    const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+    const READ_WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+    const tableArn = () => ({ 'Fn::GetAtt': [stack.getLogicalId(stack.table.node.defaultChild as never), 'Arn'] });
+    const like = (pattern: string) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [pattern] } });
+    const keyCounting = () => ({ Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: tableArn(), Condition: like('APIKEY#*') });
+    const tableStatementsOf = (routeId: RouteId) =>
+      policyStatementsOf(routeId)
+        .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('dynamodb:')))
+        .map(({ Sid, Action, Effect, Resource, Condition }) => ({ ...(Sid === undefined ? {} : { Sid }), Action, Effect, Resource, Condition }));
+
+    it('getAccount: reads the pixel head items (PIXEL#<pixelId> and nothing under it), counts on its key', () => {
+      expect(tableStatementsOf('getAccount')).toEqual([
+        { Sid: 'PixelHeadRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: { ...like('PIXEL#*'), 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['PIXEL#*#*'] } } },
+        keyCounting(),
+      ]);
+    });
+
+    it('createDashboardView: reads and writes dashboard views and its idempotency items', () => {
+      expect(tableStatementsOf('createDashboardView')).toEqual([
+        { Sid: 'DashboardViewsReadWrite', Action: READ_WRITE, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#VIEWS') },
+        { Sid: 'IdempotencyReadWrite', Action: READ_WRITE, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#IDEMPOTENCY') },
+        keyCounting(),
+      ]);
+    });
+
+    it('queryAds: reads settings, rates, the ad directory and ad metrics; writes nothing but its key counter', () => {
+      expect(tableStatementsOf('queryAds')).toEqual([
+        { Sid: 'PixelHeadRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: { ...like('PIXEL#*'), 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['PIXEL#*#*'] } } },
+        { Sid: 'FxRatesRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#FX') },
+        { Sid: 'AdDirectoryRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#ADS') },
+        { Sid: 'AdMetricsRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#AD#*') },
+        keyCounting(),
+      ]);
+    });
+
+    it('ingestEvents: writes the ingestion log and its idempotency items', () => {
+      expect(tableStatementsOf('ingestEvents')).toEqual([
+        { Sid: 'IngestionLogReadWrite', Action: READ_WRITE, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#LOG') },
+        { Sid: 'IdempotencyReadWrite', Action: READ_WRITE, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#IDEMPOTENCY') },
+        keyCounting(),
+      ]);
+    });
+
+    it('getMeasures: no table item beyond its key counter', () => {
+      expect(tableStatementsOf('getMeasures')).toEqual([keyCounting()]);
+    });
   });
 
   it('uses a wildcard resource only for X-Ray, the one wildcard the nag acknowledgement covers', () => {
@@ -415,25 +441,6 @@ describe('ApiStack template', () => {
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 11 },
     });
-  });
-});
-
-describe('tableAccessFor', () => {
-  it('gives write access to exactly the routes the route table marks as writes (those that honour Idempotency-Key)', () => {
-    const writers = routeTable.filter((route) => route.writes).map((route) => route.id);
-    expect(routeTable.filter((route) => tableAccessFor(route) === 'readWrite').map((route) => route.id)).toEqual(writers);
-  });
-
-  it.each([
-    [{ method: 'GET', scope: 'account:read' }, 'read'],
-    [{ method: 'PUT', scope: 'account:write' }, 'readWrite'],
-    [{ method: 'POST', scope: 'analytics:read' }, 'read'],
-    [{ method: 'POST', scope: 'events:write' }, 'readWrite'],
-    [{ method: 'GET', scope: null }, 'read'],
-    [{ method: 'DELETE', scope: null }, 'readWrite'],
-  ] as const)('%o needs %s access', (route, expected) => {
-    // Act / Assess
-    expect(tableAccessFor(route)).toBe(expected);
   });
 });
 

@@ -9,6 +9,7 @@ const route = (method: RouteDefinition['method'], path: string): RouteDefinition
   scope: null,
   writes: method !== 'GET',
   summary: '',
+  capabilities: { reads: [], writes: [], publishes: false },
 });
 const routes = [
   route('GET', '/views'),
