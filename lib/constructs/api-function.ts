@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnResource, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -124,6 +124,20 @@ export class ApiFunction extends Construct {
     if ((props.invokedBy ?? 'apiGateway') === 'apiGateway') acknowledgeSynchronousInvocation(this.lambdaFunction);
     else acknowledgeStreamFailureDestination(this.lambdaFunction);
     acknowledgeTracingWildcard(this.role);
+
+    // CDK makes a function depend on its role although `Role` already references it, a redundant
+    // DependsOn that cfn-lint reports (W3005). Only the dependency on the role's policy carries
+    // meaning (the function must not run before its grants exist), so it is the one kept.
+    const cfnFunction = this.lambdaFunction.node.defaultChild as lambda.CfnFunction;
+    cfnFunction.addOverride(
+      'DependsOn',
+      Lazy.list({
+        produce: () => {
+          const policy = this.role.node.tryFindChild('DefaultPolicy')?.node.defaultChild as CfnResource | undefined;
+          return policy ? [Stack.of(this).getLogicalId(policy)] : [];
+        },
+      }),
+    );
   }
 
   /** Lets the function use the service table and tells it the table's name (TABLE_NAME). */

@@ -255,6 +255,15 @@ describe('ApiStack template', () => {
     expect(wildcards.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
+  it('makes every function depend on its role\'s policy only (no DependsOn that a GetAtt already enforces: cfn-lint W3005)', () => {
+    const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource & { DependsOn?: string[] }>;
+    for (const [id, fn] of Object.entries(functions)) {
+      const role = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(fn.DependsOn, id).toEqual([expect.stringMatching(/DefaultPolicy/)]);
+      expect(fn.DependsOn, id).not.toContain(role);
+    }
+  });
+
   it('creates the event bus', () => {
     // Assess
     template.resourceCountIs('AWS::Events::EventBus', 1);
