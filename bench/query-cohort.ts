@@ -1,4 +1,5 @@
 import { DEMO_COST_SETTINGS, demoSkuCosts } from '../lib/local/demo-costs';
+import { COHORT_MEASURE_IDS } from '../shared/catalog/measures';
 
 /**
  * The cohort case of the query section (issue P9): on the same generated year, whose orders carry
@@ -13,15 +14,7 @@ export const cohortCases = [
     description: 'monthly cohorts over 12 months, 12 periods, all seven cohort measures (margins costed from items and SKU costs)',
     body: {
       granularity: 'month',
-      measures: [
-        'orders.customers_cohort',
-        'orders.ltv_cohort_gross_revenue',
-        'orders.ltv_cohort_net_revenue',
-        'orders.avg_order_value_cohort',
-        'orders.cohort_retention_percent',
-        'orders.cohort_cm1',
-        'orders.cohort_cm2',
-      ],
+      measures: [...COHORT_MEASURE_IDS],
       dateRange: { start: '2025-12-01', end: '2026-11-23' },
       periods: 12,
       timezone: 'America/New_York',

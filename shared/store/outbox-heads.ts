@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountUpdatedDetail } from '../events/account-updated';
+import { RetryableFault } from '../faults';
+import { newEventId } from '../tracking/event-id';
 import { documentClient, tableName } from './dynamo-client';
+import { pendingAttributes } from './pending-index';
 
 /**
  * What the pixel's settings heads (order settings, account, cost settings) share: their partition,
@@ -79,3 +83,73 @@ export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<str
   }
 }
 
+
+/** What every snapshot head with an outbox carries besides its payload. */
+export interface HeadState {
+  version: number;
+  changeId: string | undefined;
+  updatedAt: string | undefined;
+  outbox: AccountUpdatedDetail[];
+  outboxRev: number;
+}
+
+/** Reads a small snapshot head (account, cost settings): its JSON payload attribute and its state. */
+export async function readSnapshotHead(pixelId: string, headSk: string, payloadAttribute: string): Promise<{ payload: unknown; state: HeadState } | undefined> {
+  const { Item: head } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk(pixelId), SK: headSk }, ConsistentRead: true }));
+  if (!head) return undefined;
+  return {
+    payload: JSON.parse(head[payloadAttribute] as string),
+    state: {
+      version: head.version as number,
+      changeId: head.changeId as string | undefined,
+      updatedAt: head.updatedAt as string | undefined,
+      outbox: outboxOf(head),
+      outboxRev: (head.outboxRev as number | undefined) ?? 0,
+    },
+  };
+}
+
+/**
+ * Stores a snapshot head's payload as the version after `expectedVersion` (undefined: nothing
+ * stored yet), with the outbox it must carry, in one conditional PutItem: the write and its
+ * events commit together. Conditional also on `outboxRev`, so a write that read an outbox the
+ * consumer has since cleared re-reads rather than carrying a published event forward. Throws
+ * `conflict()` when another write got there first (the caller re-reads and retries), and a
+ * RetryableFault when publishing has been failing so long the outbox is full.
+ */
+export async function writeSnapshotHead(
+  target: { pixelId: string; headSk: string; payloadAttribute: string; payload: unknown; what: string },
+  expectedVersion: number | undefined,
+  updatedAt: Date,
+  write: { changeId?: string; outbox?: readonly AccountUpdatedDetail[]; outboxRev?: number },
+  conflict: () => Error,
+): Promise<number> {
+  const { pixelId, headSk, payloadAttribute, payload, what } = target;
+  const { changeId = randomUUID(), outbox = [], outboxRev = 0 } = write;
+  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`${what} of pixel ${pixelId}: ${outbox.length} unpublished events; retry once they are published`);
+  const version = (expectedVersion ?? 0) + 1;
+  try {
+    await documentClient.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          PK: pk(pixelId),
+          SK: headSk,
+          [payloadAttribute]: JSON.stringify(payload),
+          version,
+          changeId,
+          updatedAt: updatedAt.toISOString(),
+          outboxRev,
+          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
+        },
+        ConditionExpression:
+          expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',
+        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion, ':outboxRev': outboxRev } }),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') throw conflict();
+    throw error;
+  }
+  return version;
+}
