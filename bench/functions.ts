@@ -1,4 +1,3 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeTable } from '../lib/routes';
@@ -6,10 +5,11 @@ import { buildBundles } from './bundle-size';
 import { BARE_BUNDLE_ID, initCases, measureInitTimes, type InitCase } from './init-time';
 import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
 import { formatMs, formatTable } from './report';
+import { mergeSectionIntoResults, resultsFilePath } from './results-file';
+import { asCases } from './results-schema';
 import { roundMs, summarize } from './stats';
 
-const MIDDLEWARE_ROUNDS = 3;
-const MIDDLEWARE_REQUESTS = 2_000;
+const MIDDLEWARE = { rounds: 3, warmup: 200, requests: 2_000 };
 
 export interface FunctionCases {
   functions: Record<string, { bundleBytes: number; initMs: { median: number; min: number; max: number; runs: number } }>;
@@ -21,8 +21,14 @@ export interface FunctionCases {
  * Every function bundled as deployed, next to the bare bundle (bench/bare-handler.ts): module init
  * of each in fresh processes, interleaved, then the request pipeline's cost per warm request.
  */
-export async function measureFunctions(options: { projectRoot: string; log: (line?: string) => void; initRuns: number }): Promise<FunctionCases> {
-  const { projectRoot, log, initRuns } = options;
+export async function measureFunctions(options: {
+  projectRoot: string;
+  log: (line?: string) => void;
+  initRuns: number;
+  /** Fewer for `npm run bench -- --quick`. */
+  middleware?: { rounds: number; warmup: number; requests: number };
+}): Promise<FunctionCases> {
+  const { projectRoot, log, initRuns, middleware = MIDDLEWARE } = options;
   log(`Bundling ${routeTable.length} functions and the bare baseline with the deployed esbuild settings...`);
   const bundles = await buildBundles([...routeTable, { id: BARE_BUNDLE_ID, handler: 'bench/bare-handler.ts' }], {
     projectRoot,
@@ -38,8 +44,8 @@ export async function measureFunctions(options: { projectRoot: string; log: (lin
       initMs: { median: roundMs(init.median), min: roundMs(init.min), max: roundMs(init.max), runs: init.count },
     };
   }
-  log(`Timing the request pipeline: ${MIDDLEWARE_ROUNDS} rounds of ${MIDDLEWARE_REQUESTS.toLocaleString('en-US')} warm requests per function...`);
-  const middlewareCases = await measureMiddlewareCases(bundles, { rounds: MIDDLEWARE_ROUNDS, warmup: 200, requests: MIDDLEWARE_REQUESTS });
+  log(`Timing the request pipeline: ${middleware.rounds} rounds of ${middleware.requests.toLocaleString('en-US')} warm requests per function...`);
+  const middlewareCases = await measureMiddlewareCases(bundles, middleware);
   return { functions, initCases: initCases(initSamples), middlewareCases };
 }
 
@@ -65,21 +71,19 @@ export function printFunctionCases(results: Pick<FunctionCases, 'initCases' | 'm
   );
 }
 
-/** `npm run bench:init`: this section alone, its cases merged into bench/results.json. */
+/** `npm run bench:init`: this section alone, its cases merged into the results file. */
 if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   const log = (line = '') => process.stdout.write(`${line}\n`);
   const result = await measureFunctions({ projectRoot, log, initRuns: Number(process.env.BENCH_INIT_RUNS ?? 15) });
   log();
   printFunctionCases(result, log);
-  const resultsFile = join(projectRoot, 'bench', 'results.json');
-  let results: { cases?: Record<string, unknown> } & Record<string, unknown> = {};
-  try {
-    results = JSON.parse(readFileSync(resultsFile, 'utf8')) as typeof results;
-  } catch {
-    // No earlier run: this section alone.
-  }
-  const cases = { ...results.cases, ...result.initCases, ...result.middlewareCases };
-  writeFileSync(resultsFile, `${JSON.stringify({ ...results, functions: result.functions, cases }, null, 2)}\n`);
+  const resultsFile = resultsFilePath(projectRoot);
+  mergeSectionIntoResults(resultsFile, {
+    command: 'bench:init',
+    owns: (id) => id.startsWith('init.') || id.startsWith('middleware.'),
+    cases: { ...asCases(result.initCases), ...asCases(result.middlewareCases) },
+    details: { functions: result.functions },
+  });
   log(`Wrote ${resultsFile}`);
 }

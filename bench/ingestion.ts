@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,6 +13,7 @@ import { cpuSecondsOf, startBenchStore, type BenchStore } from './bench-store';
 import { formatMs } from './report';
 import { roundMs, summarize } from './stats';
 import { benchRateLimitArgs } from './bench-keys';
+import { mergeSectionIntoResults, resultsFilePath } from './results-file';
 
 /**
  * Event ingestion as a client meets it, with the store in a process of its own (as DynamoDB is in
@@ -368,20 +369,19 @@ function positiveInteger(name: string, fallback: number): number {
   return value;
 }
 
-/** `npm run bench:ingestion`: this section alone, recorded in bench/results.json as `ingestion` and its cases. */
+/** `npm run bench:ingestion`: this section alone, merged into the results file as `ingestion` and its cases. */
 if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   const log = (line = '') => process.stdout.write(`${line}\n`);
   const result = await measureIngestion({ projectRoot, log });
   printIngestion(result, log);
-  const resultsFile = join(projectRoot, 'bench', 'results.json');
-  let results: { cases?: Record<string, unknown> } & Record<string, unknown> = {};
-  try {
-    results = JSON.parse(readFileSync(resultsFile, 'utf8')) as typeof results;
-  } catch {
-    // No earlier run: this section alone.
-  }
-  const cases = { ...results.cases, ...ingestionCases(result) };
-  writeFileSync(resultsFile, `${JSON.stringify({ ...results, ingestion: result, cases }, null, 2)}\n`);
+  const resultsFile = resultsFilePath(projectRoot);
+  mergeSectionIntoResults(resultsFile, {
+    command: 'bench:ingestion',
+    owns: (id) => id.startsWith('ingest.'),
+    cases: ingestionCases(result),
+    failed: 'failed' in result.project ? { 'ingest.project': result.project.failed } : {},
+    details: { ingestion: result },
+  });
   log(`Wrote ${resultsFile}`);
 }

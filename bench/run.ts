@@ -1,12 +1,14 @@
 /**
- * `npm run bench`: what each function costs to ship, to load and to run warm, and what the ad
- * listing costs on a large pixel. Prints a report and writes bench/results.json. Every number is
- * measured on this run; nothing is asserted against a time budget, because wall-clock limits on a
- * shared machine only produce flaky failures.
+ * `npm run bench`: what each function costs to ship, to load and to run warm, what the ad listing,
+ * the analytics queries and ingestion cost on generated data, and whether the local server's
+ * memory stays bounded. Prints a report and writes bench/results.json (schema version 1,
+ * bench/results-schema.ts). Every number is measured on this run; nothing is asserted against a
+ * time budget, because wall-clock limits on a shared machine only produce flaky failures.
+ *
+ * `npm run bench -- --quick` runs every case on small data (README, Benchmarks): for CI, which
+ * checks the file's schema, and for working on the bench itself. Its figures are not comparable
+ * with a full run's.
  */
-import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AdListingResult } from './ad-listing';
 import { measureFirstStart } from './first-start';
@@ -15,17 +17,42 @@ import { measureFunctions, printFunctionCases, type FunctionCases } from './func
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
+import { resultsFilePath, resultsHeader, writeResults } from './results-file';
+import { asCases, missingCases, requiredCases, type BenchResults, type CaseFigures } from './results-schema';
 import { runSectionProcess } from './section-process';
-import { measureSoak, printSoak, type SoakResult } from './soak';
+import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
 
-const INIT_RUNS = 15;
-const LATENCY_REQUESTS = 2_000;
-const WARMUP_REQUESTS = 100;
+const quick = process.argv.includes('--quick');
+
+/**
+ * What `--quick` shrinks. Settings read from the environment (by this process and by the section
+ * processes it starts) are set only where the caller has not set them, so a quick run can still be
+ * tuned; the others are this file's own. The ad listing keeps its 365-day history pixel (40 ads of
+ * it import in seconds), so every case keeps its shape and its response checks.
+ */
+const QUICK_ENV: Record<string, string> = {
+  BENCH_INIT_RUNS: '3',
+  BENCH_AD_LISTING_ADS: '40',
+  BENCH_QUERY_SCALE: '0.005',
+  BENCH_QUERY_REQUESTS: '2',
+  BENCH_INGESTION_BATCHES: '40',
+  BENCH_PROJECT_RATE: '1000',
+  BENCH_PROJECT_SECONDS: '3',
+  BENCH_SOAK_SECONDS: '10',
+  // Small data past the function's 10 s means a loaded machine, not a slow case (bench/invoke.ts).
+  BENCH_DEADLINE_MS: '60000',
+};
+if (quick) for (const [name, value] of Object.entries(QUICK_ENV)) process.env[name] ??= value;
+
+const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 15);
+const MIDDLEWARE = quick ? { rounds: 1, warmup: 50, requests: 200 } : { rounds: 3, warmup: 200, requests: 2_000 };
+const LATENCY_REQUESTS = quick ? 100 : 2_000;
+const WARMUP_REQUESTS = quick ? 20 : 100;
+const FIRST_START_RUNS = quick ? 1 : 3;
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
-const benchDir = join(projectRoot, 'bench');
 const log = (line = '') => process.stdout.write(`${line}\n`);
 
 interface LatencyResult {
@@ -35,111 +62,71 @@ interface LatencyResult {
   meanMs: number;
 }
 
-interface BenchResults {
-  generatedAt: string;
-  node: string;
-  machine: { cpus: number; model: string };
-  functions: FunctionCases['functions'];
-  /** `init.<routeId>` and `middleware.<routeId>`, each against the bare bundle of the same run. */
-  initCases: FunctionCases['initCases'];
-  middlewareCases: FunctionCases['middlewareCases'];
-  latency: Record<string, LatencyResult>;
-  adListing: AdListingResult;
-  /** POST /db-mgmt/api/query on a generated year of orders, events and ads (bench/query.ts). */
-  query: QueryBenchResult['dataset'] & { scale: number; failed: QueryBenchResult['failed'] };
+/** The detail sections beside `cases`: sizes, descriptions, CPU seconds; what a reader needs to trust the figures. */
+interface Details {
+  functions?: FunctionCases['functions'];
+  latency?: Record<string, LatencyResult>;
+  adListing?: AdListingResult;
+  /** POST /db-mgmt/api/query (and attribution, cohorts) on a generated year of orders, events and ads (bench/query.ts). */
+  query?: QueryBenchResult['dataset'] & { scale: number; failed: QueryBenchResult['failed'] };
   /** Event ingestion through the local server (bench/ingestion.ts). */
-  ingestion: IngestionResult;
+  ingestion?: IngestionResult;
   /** `npm start` on an empty data directory (demo seeding included) until its ready line. */
-  firstStart: { runs: number; medianMs: number; minMs: number; maxMs: number };
-  /** The local server's RSS under a long mixed load (bench/soak.ts): bounded when the end is within 20 % of the post-warm-up level. */
-  soak: SoakResult;
-  /** Figures by stable case id (ARCHITECTURE.md conventions), compared across runs. */
-  cases: Record<string, Record<string, number>>;
-  /** The whole `npm run bench`, and the peak RSS of its own process (each section process reports its own). */
-  run: { wallSeconds: number; peakRssBytes: number };
+  firstStart?: { runs: number; medianMs: number; minMs: number; maxMs: number };
+  /** The local server's RSS under a long mixed load (bench/soak.ts). */
+  soak?: SoakResult;
 }
 
-async function benchFunctions(): Promise<Pick<BenchResults, 'functions' | 'initCases' | 'middlewareCases'>> {
-  return measureFunctions({ projectRoot, log, initRuns: INIT_RUNS });
+/** What one section contributes to the file. */
+interface SectionOutcome {
+  cases: Record<string, CaseFigures>;
+  failed?: Record<string, string>;
+  details: Details;
 }
 
-async function benchLatency(): Promise<BenchResults['latency']> {
-  log(`Measuring warm latency: ${LATENCY_REQUESTS.toLocaleString('en-US')} requests per case after ${WARMUP_REQUESTS} warm-up...`);
-  const samples = await measureLatency({
-    cases: latencyCases,
-    projectRoot,
-    requests: LATENCY_REQUESTS,
-    warmupRequests: WARMUP_REQUESTS,
-  });
-  const latency: BenchResults['latency'] = {};
-  for (const [caseId, durations] of samples) {
-    const summary = summarize(durations);
-    latency[caseId] = {
-      requests: summary.count,
-      p50Ms: roundMs(summary.median),
-      p99Ms: roundMs(summary.p99),
-      meanMs: roundMs(summary.mean),
-    };
-  }
-  return latency;
-}
-
-async function benchAdListing(): Promise<BenchResults['adListing']> {
-  log('Measuring the ad listing on a large generated pixel (in a process of its own)...');
-  return runSectionProcess('adListing', projectRoot);
-}
-
-function printReport(results: BenchResults): void {
-  log();
-  log(`Node ${results.node} on ${results.machine.cpus} x ${results.machine.model}`);
+async function benchFunctions(): Promise<SectionOutcome> {
+  const result = await measureFunctions({ projectRoot, log, initRuns: INIT_RUNS, middleware: MIDDLEWARE });
   log();
   log(`Bundles (minified .js, source map not counted) and module init (${INIT_RUNS} cold node processes)`);
   log(
     formatTable(
       ['function', 'bundle', 'init median', 'min', 'max'],
-      Object.entries(results.functions).map(([id, fn]) => [
-        id,
-        formatBytes(fn.bundleBytes),
-        formatMs(fn.initMs.median),
-        formatMs(fn.initMs.min),
-        formatMs(fn.initMs.max),
-      ]),
+      Object.entries(result.functions).map(([id, fn]) => [id, formatBytes(fn.bundleBytes), formatMs(fn.initMs.median), formatMs(fn.initMs.min), formatMs(fn.initMs.max)]),
     ),
   );
   log();
-  printFunctionCases(results, log);
-  log();
+  printFunctionCases(result, log);
+  return { cases: { ...asCases(result.initCases), ...asCases(result.middlewareCases) }, details: { functions: result.functions } };
+}
+
+async function benchLatency(): Promise<SectionOutcome> {
+  log(`Measuring warm latency: ${LATENCY_REQUESTS.toLocaleString('en-US')} requests per case after ${WARMUP_REQUESTS} warm-up...`);
+  const samples = await measureLatency({ cases: latencyCases, projectRoot, requests: LATENCY_REQUESTS, warmupRequests: WARMUP_REQUESTS });
+  const latency: Record<string, LatencyResult> = {};
+  const cases: Record<string, CaseFigures> = {};
+  for (const [caseId, durations] of samples) {
+    const summary = summarize(durations);
+    latency[caseId] = { requests: summary.count, p50Ms: roundMs(summary.median), p99Ms: roundMs(summary.p99), meanMs: roundMs(summary.mean) };
+    cases[`latency.${caseId}`] = { p50Ms: latency[caseId].p50Ms, p99Ms: latency[caseId].p99Ms, n: summary.count };
+  }
   log('Warm in-process latency (full middy stack, dynalite in memory, local EventBridge sink)');
   log(
     formatTable(
       ['case', 'requests', 'p50', 'p99', 'mean'],
-      Object.entries(results.latency).map(([id, result]) => [
-        id,
-        result.requests.toLocaleString('en-US'),
-        formatMs(result.p50Ms),
-        formatMs(result.p99Ms),
-        formatMs(result.meanMs),
-      ]),
+      Object.entries(latency).map(([id, result]) => [id, result.requests.toLocaleString('en-US'), formatMs(result.p50Ms), formatMs(result.p99Ms), formatMs(result.meanMs)]),
     ),
   );
-  printAdListing(results.adListing);
-  printIngestion(results.ingestion, log);
-  log();
-  const { firstStart } = results;
-  log(
-    `First start (empty data directory, demo pixel seeded) to the ready line: median ${formatMs(firstStart.medianMs)} ` +
-      `(min ${formatMs(firstStart.minMs)}, max ${formatMs(firstStart.maxMs)}, ${firstStart.runs} runs)`,
-  );
-  printSoak(results.soak, log);
-  log();
-  log(`Whole run: ${results.run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(results.run.peakRssBytes)}`);
+  return { cases, details: { latency } };
 }
 
 const toMb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 
-/** The ad-listing figures by stable case id: `queryAds.<case>`, and the history ratio. */
-function adListingCases(adListing: AdListingResult): BenchResults['cases'] {
-  const cases: BenchResults['cases'] = {};
+async function benchAdListing(): Promise<SectionOutcome> {
+  log('Measuring the ad listing on a large generated pixel (in a process of its own)...');
+  const adListing = await runSectionProcess('adListing', projectRoot);
+  printAdListing(adListing);
+  const cases: Record<string, CaseFigures> = {};
+  const failed: Record<string, string> = {};
   for (const [id, result] of Object.entries(adListing.cases)) {
     cases[`queryAds.${id}`] = {
       p50Ms: result.p50Ms,
@@ -150,11 +137,13 @@ function adListingCases(adListing: AdListingResult): BenchResults['cases'] {
       peakRssMb: toMb(result.peakRssBytes),
     };
   }
+  for (const [id, reason] of Object.entries(adListing.failed ?? {})) failed[`queryAds.${id}`] = reason;
   const long = adListing.cases.history365;
   const short = adListing.cases.page500x10x45x45;
   // The same page on 365 days of history over 90: 1 means a page's cost ignores the history behind it.
   if (long && short) cases['queryAds.history365vs90'] = { ratio: Math.round((long.p50Ms / short.p50Ms) * 100) / 100 };
-  return cases;
+  else failed['queryAds.history365vs90'] = 'needs queryAds.history365 and queryAds.page500x10x45x45, and one was not measured';
+  return { cases, failed, details: { adListing } };
 }
 
 function printAdListing(adListing: AdListingResult): void {
@@ -190,56 +179,114 @@ function printAdListing(adListing: AdListingResult): void {
   for (const [id, reason] of Object.entries(adListing.failed ?? {})) log(`  ${id}: not measured (${reason})`);
 }
 
-async function benchQuery(): Promise<Pick<BenchResults, 'query' | 'cases'>> {
+async function benchQuery(): Promise<SectionOutcome> {
   log('Measuring the analytics query on a generated year of orders and events (in a process of its own)...');
   const result = await runSectionProcess('query', projectRoot);
-  const cases: BenchResults['cases'] = {};
+  const cases: Record<string, CaseFigures> = {};
   for (const [id, { p50Ms, p99Ms, n, jsonBytes }] of Object.entries(result.cases)) cases[id] = { p50Ms, p99Ms, n, jsonBytes };
   log(formatTable(['case', 'n', 'JSON', 'p50', 'p99'], Object.entries(result.cases).map(([id, c]) => [id, String(c.n), formatBytes(c.jsonBytes), formatMs(c.p50Ms), formatMs(c.p99Ms)])));
   for (const [id, c] of Object.entries(result.cases)) log(`  ${id}: ${c.description}`);
   for (const [id, reason] of Object.entries(result.failed)) log(`  ${id}: not measured (${reason})`);
-  return { query: { ...result.dataset, scale: Number(process.env.BENCH_QUERY_SCALE ?? 0.05), failed: result.failed }, cases };
+  return {
+    cases,
+    failed: result.failed,
+    details: { query: { ...result.dataset, scale: Number(process.env.BENCH_QUERY_SCALE ?? 0.05), failed: result.failed } },
+  };
 }
 
-const FIRST_START_RUNS = 3;
+async function benchIngestion(): Promise<SectionOutcome> {
+  const ingestion = await measureIngestion({ projectRoot, log });
+  printIngestion(ingestion, log);
+  const failed = 'failed' in ingestion.project ? { 'ingest.project': ingestion.project.failed } : undefined;
+  return { cases: ingestionCases(ingestion), failed, details: { ingestion } };
+}
 
-async function benchFirstStart(): Promise<BenchResults['firstStart']> {
-  log(`Timing ${FIRST_START_RUNS} first starts of the local server on empty data directories...`);
+async function benchFirstStart(): Promise<SectionOutcome> {
+  log(`Timing ${FIRST_START_RUNS} first start(s) of the local server on empty data directories...`);
   const summary = summarize(await measureFirstStart({ projectRoot, runs: FIRST_START_RUNS }));
-  return { runs: summary.count, medianMs: roundMs(summary.median), minMs: roundMs(summary.min), maxMs: roundMs(summary.max) };
+  const firstStart = { runs: summary.count, medianMs: roundMs(summary.median), minMs: roundMs(summary.min), maxMs: roundMs(summary.max) };
+  log(
+    `First start (empty data directory, demo pixel seeded) to the ready line: median ${formatMs(firstStart.medianMs)} ` +
+      `(min ${formatMs(firstStart.minMs)}, max ${formatMs(firstStart.maxMs)}, ${firstStart.runs} runs)`,
+  );
+  return { cases: { firstStart: { ms: firstStart.medianMs } }, details: { firstStart } };
+}
+
+async function benchSoak(): Promise<SectionOutcome> {
+  const soak = await measureSoak({ projectRoot, log });
+  printSoak(soak, log);
+  return { cases: soakCases(soak), details: { soak } };
+}
+
+/**
+ * The sections in order, each with the case-id prefixes it reports: a section that fails as a
+ * whole lists every required case of its own under `failed` with the error, and the others still
+ * run. Init times first: the latency section loads the SDK and starts servers in this process,
+ * which would compete with the child processes for the CPU.
+ */
+const sections: ReadonlyArray<{ name: string; prefixes: readonly string[]; run: () => Promise<SectionOutcome> }> = [
+  { name: 'functions', prefixes: ['init.', 'middleware.'], run: benchFunctions },
+  { name: 'latency', prefixes: ['latency.'], run: benchLatency },
+  { name: 'adListing', prefixes: ['queryAds.'], run: benchAdListing },
+  { name: 'query', prefixes: ['query.', 'attribution.', 'cohort.'], run: benchQuery },
+  { name: 'ingestion', prefixes: ['ingest.'], run: benchIngestion },
+  { name: 'firstStart', prefixes: ['firstStart'], run: benchFirstStart },
+  { name: 'soak', prefixes: ['soak'], run: benchSoak },
+];
+
+function printCases(results: BenchResults): void {
+  log();
+  log(`Cases as written to the results file (schema version ${results.schemaVersion})`);
+  log(formatTable(['case', 'figures'], Object.entries(results.cases).map(([id, figures]) => [id, Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ')])));
+  for (const [id, reason] of Object.entries(results.failed)) log(`  ${id}: not measured (${reason})`);
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const processors = cpus();
+  const header = resultsHeader();
+  log(`Node ${header.node} on ${header.cpus} x ${header.cpuModel}${quick ? '; --quick: small data, figures not comparable with a full run' : ''}`);
+  const cases: Record<string, CaseFigures> = {};
+  const failed: Record<string, string> = {};
+  const details: Details = {};
+  const required = Object.keys(requiredCases());
+  let sectionsFailed = 0;
+  for (const section of sections) {
+    log();
+    try {
+      const outcome = await section.run();
+      Object.assign(cases, outcome.cases);
+      Object.assign(failed, outcome.failed);
+      Object.assign(details, outcome.details);
+    } catch (error) {
+      sectionsFailed++;
+      const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
+      console.error(`Benchmark section ${section.name} failed:`, error);
+      for (const id of required) if (section.prefixes.some((prefix) => id.startsWith(prefix))) failed[id] = reason;
+    }
+  }
+  const run = { wallSeconds: Math.round((performance.now() - started) / 100) / 10, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
   const results: BenchResults = {
-    generatedAt: new Date().toISOString(),
-    node: process.version,
-    machine: { cpus: processors.length, model: processors[0]?.model.trim() ?? 'unknown' },
-    // Init times first: the latency section loads the SDK and starts servers in this process,
-    // which would compete with the child processes for the CPU.
-    ...(await benchFunctions()),
-    latency: await benchLatency(),
-    adListing: await benchAdListing(),
-    ...(await benchQuery()),
-    ingestion: await measureIngestion({ projectRoot, log }),
-    firstStart: await benchFirstStart(),
-    soak: await measureSoak({ projectRoot, log }),
-    cases: {},
-    run: { wallSeconds: 0, peakRssBytes: 0 },
+    ...header,
+    quick,
+    // The settings that shape the data and the sample sizes, so a file says what it measured.
+    settings: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('BENCH_') && name !== 'BENCH_RESULTS_FILE')),
+    cases,
+    failed,
+    ...details,
+    /** The whole run, and the peak RSS of its own process (each section process reports its own). */
+    run,
   };
-  Object.assign(results.cases, results.initCases, results.middlewareCases);
-  Object.assign(results.cases, adListingCases(results.adListing));
-  Object.assign(results.cases, ingestionCases(results.ingestion));
-  results.run = {
-    wallSeconds: Math.round((performance.now() - started) / 100) / 10,
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
-  };
-  printReport(results);
-  const resultsFile = join(benchDir, 'results.json');
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  printCases(results);
+  const unaccounted = missingCases(results);
+  for (const [id, what] of Object.entries(unaccounted)) log(`  ${id}: ${what}`);
+  const resultsFile = resultsFilePath(projectRoot);
+  writeResults(resultsFile, results);
   log();
+  log(`Whole run: ${run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(run.peakRssBytes)}`);
   log(`Wrote ${resultsFile}`);
+  // A case that could not be measured is a result; a section that crashed, or a required case
+  // nobody reported, is a broken bench.
+  if (sectionsFailed > 0 || Object.keys(unaccounted).length > 0) process.exitCode = 1;
 }
 
 try {

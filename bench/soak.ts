@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnLocalServer, type SpawnedServer } from '../lib/local/spawned-server';
 import { SCOPES } from '../shared/auth/scopes';
 import { benchRateLimitArgs } from './bench-keys';
 import { formatTable } from './report';
+import { mergeSectionIntoResults, resultsFilePath } from './results-file';
+import type { CaseFigures } from './results-schema';
 
 /**
  * Whether the local server's memory stays bounded under a long, mixed load: order settings read
@@ -196,19 +197,19 @@ function events(n: number) {
   };
 }
 
-/** `node --import tsx bench/soak.ts`: this case alone, recorded in bench/results.json as `soak`. */
+/** The figures results.json compares across runs (`soak`); `bounded` stays in the detail section. */
+export function soakCases(result: SoakResult): Record<string, CaseFigures> {
+  const { rssStartMb, rssWarmMb, rssPeakMb, rssEndMb, seconds, requests } = result;
+  return { soak: { rssStartMb, rssWarmMb, rssPeakMb, rssEndMb, seconds, requests } };
+}
+
+/** `npm run bench:soak`: this case alone, merged into the results file as `soak`. */
 if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   const log = (line = '') => process.stdout.write(`${line}\n`);
   const result = await measureSoak({ projectRoot, log });
   printSoak(result, log);
-  const resultsFile = join(projectRoot, 'bench', 'results.json');
-  let results: Record<string, unknown> = {};
-  try {
-    results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown>;
-  } catch {
-    // No earlier run: this case alone.
-  }
-  writeFileSync(resultsFile, `${JSON.stringify({ ...results, soak: result }, null, 2)}\n`);
+  const resultsFile = resultsFilePath(projectRoot);
+  mergeSectionIntoResults(resultsFile, { command: 'bench:soak', owns: (id) => id === 'soak', cases: soakCases(result), details: { soak: result } });
   log(`Wrote ${resultsFile}`);
 }
