@@ -237,7 +237,10 @@ const sections: ReadonlyArray<{ name: string; prefixes: readonly string[]; run: 
 function printCases(results: BenchResults): void {
   log();
   log(`Cases as written to the results file (schema version ${results.schemaVersion})`);
-  log(formatTable(['case', 'figures'], Object.entries(results.cases).map(([id, figures]) => [id, Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ')])));
+  const width = Math.max(...Object.keys(results.cases).map((id) => id.length));
+  for (const [id, figures] of Object.entries(results.cases)) {
+    log(`${id.padEnd(width)}  ${Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ')}`);
+  }
   for (const [id, reason] of Object.entries(results.failed)) log(`  ${id}: not measured (${reason})`);
 }
 
