@@ -7,6 +7,7 @@ import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
 import { logger } from '../config/logger';
 import { metrics } from '../config/metrics';
+import { startTracing } from '../config/tracing';
 import type { ApiContext } from './api-context';
 import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
@@ -113,9 +114,12 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     return jsonResponse(result.statusCode, result.body, result.headers);
   });
 
-  // The state object is created per invocation, before any middleware runs.
-  return (event: APIGatewayProxyEventV2, context: Context) =>
-    withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+  // The state object is created per invocation, before any middleware runs. Tracing starts
+  // before the pipeline, so the first client any middleware builds is already traced.
+  return async (event: APIGatewayProxyEventV2, context: Context) => {
+    await startTracing();
+    return withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+  };
 }
 
 /** A write route's handler, behind its Idempotency-Key; the idempotency store is loaded with the first write. */
