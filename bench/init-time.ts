@@ -36,6 +36,8 @@ export const CHILD_ENV: NodeJS.ProcessEnv = {
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
   POWERTOOLS_LOG_LEVEL: 'WARN',
+  // Set by Lambda: it turns the X-Ray tracer on (shared/config/tracing.ts), loaded at the first request.
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
   // Lambda runs a Node the SDK supports, so it never takes the deprecation-warning path at load.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   // The stack sets this on every function (lib/constructs/api-function.ts): Node then reads each

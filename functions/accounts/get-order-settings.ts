@@ -1,8 +1,8 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
-import { getOrderSettings } from '../../shared/order-settings/order-settings-service';
 
 /** GET the pixel's order settings; the spec's defaults when none were ever set. */
-export const handler = apiHandler({ route: routes.getOrderSettings }, async ({ principal }) => ({
-  body: { orderSettings: await getOrderSettings(principal.pixelId) },
-}));
+export const handler = apiHandler({ route: routes.getOrderSettings }, async ({ principal }) => {
+  const { getOrderSettings } = await import('../../shared/order-settings/order-settings-service');
+  return { body: { orderSettings: await getOrderSettings(principal.pixelId) } };
+});

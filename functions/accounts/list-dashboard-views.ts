@@ -1,10 +1,11 @@
 import { routes } from '../../lib/routes';
-import { listDashboardViews } from '../../shared/dashboards/dashboard-view-service';
 import { apiHandler } from '../../shared/http/api-handler';
-import { listDashboardViewsQuerySchema } from '../../shared/schemas/dashboard-view';
 
 /** GET the pixel's dashboard views as summaries, in list order, optionally of one `type`. */
 export const handler = apiHandler(
-  { route: routes.listDashboardViews, schemas: { query: listDashboardViewsQuerySchema } },
-  async ({ query, principal }) => ({ body: { dashboardViews: await listDashboardViews(principal.pixelId, query.type) } }),
+  { route: routes.listDashboardViews, schemas: { query: async () => (await import('../../shared/schemas/dashboard-view')).listDashboardViewsQuerySchema } },
+  async ({ query, principal }) => {
+    const { listDashboardViews } = await import('../../shared/dashboards/dashboard-view-service');
+    return { body: { dashboardViews: await listDashboardViews(principal.pixelId, query.type) } };
+  },
 );

@@ -1,13 +1,14 @@
 import { routes } from '../../lib/routes';
-import { shapeAttribution } from '../../shared/attribution/attribution-engine';
-import { runAttributionQuery } from '../../shared/attribution/attribution-service';
 import { apiHandler } from '../../shared/http/api-handler';
-import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
 
 /** POST an attribution query: orders credited to the touchpoints of their buyers' journeys, per model. */
 export const handler = apiHandler(
-  { route: routes.queryAttribution, schemas: { body: queryAttributionRequestSchema } },
+  { route: routes.queryAttribution, schemas: { body: async () => (await import('../../shared/schemas/query-attribution')).queryAttributionRequestSchema } },
   async ({ body, principal }) => {
+    const [{ runAttributionQuery }, { shapeAttribution }] = await Promise.all([
+      import('../../shared/attribution/attribution-service'),
+      import('../../shared/attribution/attribution-engine'),
+    ]);
     const { spec, primary, compare } = await runAttributionQuery(principal.pixelId, body);
     return { body: shapeAttribution(spec, { dateRange: body.dateRange, compareDateRange: body.compareDateRange }, primary, compare) };
   },

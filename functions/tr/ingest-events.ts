@@ -2,10 +2,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { routes } from '../../lib/routes';
 import { metrics } from '../../shared/config/metrics';
 import { apiHandler } from '../../shared/http/api-handler';
+import { EVENT_LIMITS } from '../../shared/tracking/event-limits';
 import { eventsErrorResponder } from '../../shared/tracking/events-error-responder';
-import { EVENT_LIMITS } from '../../shared/tracking/event-schema';
-import { ingestEvents } from '../../shared/tracking/ingest-service';
-import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
 
 /**
  * POST server-side tracking events: one event, or a batch of 1 to 100. The events API reports
@@ -14,6 +12,10 @@ import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
 export const handler = apiHandler(
   { route: routes.ingestEvents, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
   async ({ rawBody, principal, receivedAt }) => {
+    const [{ parseIngestBody }, { ingestEvents }] = await Promise.all([
+      import('../../shared/tracking/parse-ingest-body'),
+      import('../../shared/tracking/ingest-service'),
+    ]);
     const request = parseIngestBody(rawBody ?? {}, receivedAt);
     const body = await ingestEvents(principal.pixelId, request, receivedAt);
     metrics.addMetric('EventsAccepted', MetricUnit.Count, request.events.length);

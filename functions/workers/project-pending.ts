@@ -3,6 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metrics } from '../../shared/config/metrics';
+import { startTracing } from '../../shared/config/tracing';
 import { consumePending } from '../../shared/pipeline/consumer';
 
 /**
@@ -13,6 +14,7 @@ import { consumePending } from '../../shared/pipeline/consumer';
  * past the retry limit, sends the batch's description to the on-failure queue.
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  await startTracing();
   const byItem = new Map<Record<string, unknown>, DynamoDBRecord>();
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;

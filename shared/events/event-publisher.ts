@@ -1,12 +1,13 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { requiredEnv } from '../config/env';
+import { traced } from '../config/tracing';
 import { RetryableFault } from '../faults';
 import { ACCOUNT_UPDATED, type AccountUpdatedDetail } from './account-updated';
 
 /** The `source` of every event this service publishes; subscribers match rules on it. */
 export const EVENT_SOURCE = 'merchant-analytics.accounts';
 
-// Built on first publish, not at module load.
+// Built on first publish, not at module load; traced deployed (config/tracing.ts).
 let eventBridge: EventBridgeClient | undefined;
 
 export class EventPublishError extends RetryableFault {}
@@ -17,7 +18,7 @@ export class EventPublishError extends RetryableFault {}
  * and the client's retry publishes again.
  */
 export async function publishAccountUpdated(detail: AccountUpdatedDetail): Promise<void> {
-  const result = await (eventBridge ??= new EventBridgeClient({})).send(
+  const result = await (eventBridge ??= traced(new EventBridgeClient({}))).send(
     new PutEventsCommand({
       Entries: [
         {

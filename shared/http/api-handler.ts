@@ -7,23 +7,23 @@ import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
 import { logger } from '../config/logger';
 import { metrics } from '../config/metrics';
+import { startTracing } from '../config/tracing';
 import type { ApiContext } from './api-context';
 import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
 import { bodySizeLimit } from './middleware/body-size-limit';
 import { compressResponse } from './middleware/compress-response';
-import { requestContent, runIdempotently } from './idempotency';
 import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
 import { requestIdHeader, requestIdOf } from './middleware/request-id';
 import { requestTelemetry } from './middleware/request-telemetry';
-import { validateRequest, type RequestSchemas } from './middleware/validate-request';
+import { validateRequest, type RequestSchemas, type SchemaOf } from './middleware/validate-request';
 import { jsonResponse } from './response';
 
-type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = S[K] extends z.ZodType
-  ? z.output<S[K]>
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = SchemaOf<S[K]> extends z.ZodType
+  ? z.output<SchemaOf<S[K]>>
   : undefined;
 
 /** What a handler receives: everything already authenticated, authorised and validated. */
@@ -50,6 +50,11 @@ export interface EndpointDefinition<S extends RequestSchemas> {
    * the Idempotency-Key header.
    */
   route: { method: string; path: string; scope: Scope | null; writes: boolean };
+  /**
+   * Body, query and path schemas, each best given as a loader (`() => import(...)`): like the
+   * services a handler imports inside its function, they are then evaluated at the first request
+   * that needs them, not at every cold start (README, "Benchmarks").
+   */
   schemas?: S;
   /** Parse the body as a JSON object even without a body schema: the handler validates it itself. */
   jsonBody?: boolean;
@@ -105,24 +110,37 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
       });
       return { ...result, statusCode: result.statusCode ?? 200 };
     };
-    const result = endpoint.route.writes
-      ? await runIdempotently(
-          {
-            headers: event.headers,
-            pixelId: principal.pixelId,
-            route: routeKey,
-            content: requestContent(event, api.rawBody),
-            receivedAt: api.receivedAt,
-          },
-          run,
-        )
-      : await run();
+    const result = endpoint.route.writes ? await runWrite(event, api, principal.pixelId, routeKey, run) : await run();
     return jsonResponse(result.statusCode, result.body, result.headers);
   });
 
-  // The state object is created per invocation, before any middleware runs.
-  return (event: APIGatewayProxyEventV2, context: Context) =>
-    withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+  // The state object is created per invocation, before any middleware runs. Tracing starts
+  // before the pipeline, so the first client any middleware builds is already traced.
+  return async (event: APIGatewayProxyEventV2, context: Context) => {
+    await startTracing();
+    return withDeadline(deadlineOf(context), () => handler(event, Object.assign(context, { api: stateFor(event) }) as ApiContext));
+  };
+}
+
+/** A write route's handler, behind its Idempotency-Key; the idempotency store is loaded with the first write. */
+async function runWrite(
+  event: APIGatewayProxyEventV2,
+  api: ApiContext['api'],
+  pixelId: string,
+  route: string,
+  run: () => Promise<{ statusCode: number; body: unknown; headers?: Record<string, string> }>,
+) {
+  const { requestContent, runIdempotently } = await import('./idempotency');
+  return runIdempotently(
+    {
+      headers: event.headers,
+      pixelId,
+      route,
+      content: requestContent(event, api.rawBody),
+      receivedAt: api.receivedAt,
+    },
+    run,
+  );
 }
 
 /** When the function will be stopped; unknown (no deadline) when the context cannot say. */

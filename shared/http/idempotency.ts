@@ -9,7 +9,8 @@ import {
   type IdempotencyScope,
   type StoredResponse,
 } from '../store/idempotency-repository';
-import { BadRequestError, ConflictError, UnprocessableContentError, issueAt } from './errors';
+import { issueAt } from './errors';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from './idempotency-errors';
 
 /**
  * The `Idempotency-Key` header of write routes (those the route table marks `writes`). It runs
@@ -39,9 +40,7 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 /** A claim outlives its request by this much when the request cannot say when it ends. */
 const DEFAULT_LEASE_MS = 30_000;
 
-export class InvalidIdempotencyKeyError extends BadRequestError {}
-export class IdempotencyKeyInUseError extends ConflictError {}
-export class IdempotencyKeyReusedError extends UnprocessableContentError {}
+export { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError };
 
 export interface IdempotentRequest {
   headers: Record<string, string | undefined>;

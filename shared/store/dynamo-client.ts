@@ -2,15 +2,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requiredEnv } from '../config/env';
 import { lazySingleton } from '../config/lazy';
+import { traced } from '../config/tracing';
 import { BULK_ATTEMPT_TIMEOUT_MS, POINT_ATTEMPT_TIMEOUT_MS, holdToRequestDeadline, storeClientConfig } from './sdk-config';
 
 /**
  * Built once per container, on first use (not at module load), and reused across invocations. Construction makes no network call;
  * the endpoint comes from the standard AWS_ENDPOINT_URL_DYNAMODB when running locally. Every
- * call is held to the current request's deadline (sdk-config.ts).
+ * call is held to the current request's deadline (sdk-config.ts) and, deployed, traced (config/tracing.ts).
  */
 function documentClientWith(attemptTimeoutMs: number): DynamoDBDocumentClient {
-  const client = new DynamoDBClient(storeClientConfig(attemptTimeoutMs));
+  const client = traced(new DynamoDBClient(storeClientConfig(attemptTimeoutMs)));
   holdToRequestDeadline(client, attemptTimeoutMs);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

@@ -3,10 +3,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { logger } from '../config/logger';
 import { RetryableFault, isRetryableAwsError } from '../faults';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../http/errors';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../http/idempotency';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError } from '../http/idempotency-errors';
 import { requestIdOf } from '../http/middleware/request-id';
 import { jsonResponse } from '../http/response';
-import { pipelineProblems } from './parse-ingest-body';
+import { pipelineProblems } from './pipeline-problems';
 import { EventsValidationError, MAX_DETAILS, type EventProblem, type EventsErrorBody, type EventsErrorCode } from './ingest-errors';
 
 /**

@@ -1,12 +1,13 @@
 import type * as z from 'zod';
-import { batchBodySchema, EVENT_LIMITS, singleBodySchema, type TrackingEventInput } from './event-schema';
+import { EVENT_LIMITS } from './event-limits';
+import { batchBodySchema, singleBodySchema, type TrackingEventInput } from './event-schema';
 import { EventsValidationError, type EventProblem, type EventProblemCode } from './ingest-errors';
 import { isoDateTime } from '../orders/order-fields';
-import { UnreadableBodyError, type BadRequestError } from '../http/errors';
+import { eventIndexOf, isRecord, type BodyForm } from './pipeline-problems';
 
 export interface IngestRequest {
   /** Decides the response shape: `{success, eventsIngested}` or `{success, eventId}`. */
-  form: 'batch' | 'single';
+  form: BodyForm;
   events: TrackingEventInput[];
 }
 
@@ -45,28 +46,6 @@ function timestampProblems(rawEvents: readonly unknown[], form: IngestRequest['f
     if (at < earliest) return [{ index, path, code: 'timestamp_too_old', message: 'Must not be more than 730 days before the time the request was received' }];
     return [];
   });
-}
-
-/**
- * Problems the shared request pipeline found before this endpoint's own validation (a forbidden
- * key anywhere in the body, nesting too deep, an unknown query parameter), in the events
- * envelope. A query parameter belongs to no event; a body path is located like any other.
- */
-export function pipelineProblems(error: BadRequestError): EventProblem[] {
-  const body = error instanceof UnreadableBodyError ? error.body : undefined;
-  const form = isRecord(body) && Object.hasOwn(body, 'events') ? 'batch' : 'single';
-  return error.errors.map((issue) => ({
-    index: issue.path[0] === 'query' || issue.path.length === 0 ? null : eventIndexOf(issue.path, form),
-    path: issue.path,
-    code: issue.code ?? 'invalid_value',
-    message: issue.message,
-  }));
-}
-
-/** The event a path from the body root points into: 0 in the single form, `events[i]` in a batch. */
-function eventIndexOf(path: readonly string[], form: IngestRequest['form']): number | null {
-  if (form === 'single') return 0;
-  return path[0] === 'events' && path[1] !== undefined && /^\d+$/.test(path[1]) ? Number(path[1]) : null;
 }
 
 /**
@@ -122,8 +101,4 @@ function sortProblems(problems: EventProblem[]): EventProblem[] {
     .map((problem, order) => ({ problem, order }))
     .sort((a, b) => (a.problem.index ?? -1) - (b.problem.index ?? -1) || a.order - b.order)
     .map(({ problem }) => problem);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -107,6 +107,18 @@ describe('ApiStack template', () => {
     template.allResourcesProperties('AWS::Lambda::Function', expected);
   });
 
+  it('traces every function with X-Ray and leaves the tracer on (no POWERTOOLS_TRACE_ENABLED=false)', () => {
+    // Act
+    const functions = Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>);
+
+    // Assess
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      expect(String(variables.POWERTOOLS_TRACE_ENABLED ?? 'true').toLowerCase()).not.toBe('false');
+    }
+  });
+
   it('gives every function its own log group with a retention and no log-retention custom resource', () => {
     // Prepare
     const logGroups = template.findResources('AWS::Logs::LogGroup') as Record<string, Resource>;

@@ -1,6 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { authenticate, authorize } from '../../auth/authenticate';
 import { isOverQuota, policyForRoute, rateLimitHeaders } from '../../auth/rate-limit';
 import type { Scope } from '../../auth/scopes';
 import type { ApiContext } from '../api-context';
@@ -22,6 +21,8 @@ export const authenticateRequest = (route: {
   return {
     name: 'authenticateRequest',
     before: async ({ event, context }) => {
+      // Loaded at the first request: the key store, and with it the SDK, is not a cost of init.
+      const { authenticate, authorize } = await import('../../auth/authenticate');
       const principal = await authenticate(event.headers, context.api.receivedAt, policy);
       const headers = rateLimitHeaders(principal.rateLimit, context.api.receivedAt.getTime());
       context.api.rateLimitHeaders = headers;

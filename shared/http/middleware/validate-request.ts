@@ -5,10 +5,30 @@ import { BadRequestError, issueAt, type ValidationIssue } from '../errors';
 import { toValidationIssues } from '../zod-issues';
 import type { ApiContext } from '../api-context';
 
+/**
+ * A schema, or a function that loads it. A handler passes loaders (`() => import(...)`), so a
+ * function's bundle evaluates zod and its schemas at the first request that needs them rather than
+ * at module load, where every cold start would pay for them.
+ */
+export type SchemaSource = z.ZodType | (() => Promise<z.ZodType>);
+
 export interface RequestSchemas {
+  body?: SchemaSource;
+  query?: SchemaSource;
+  path?: SchemaSource;
+}
+
+/** The schema a source stands for. */
+export type SchemaOf<T> = T extends () => Promise<infer S> ? S : T;
+
+interface LoadedSchemas {
   body?: z.ZodType;
   query?: z.ZodType;
   path?: z.ZodType;
+}
+
+async function load(source: SchemaSource | undefined): Promise<z.ZodType | undefined> {
+  return typeof source === 'function' ? source() : source;
 }
 
 /**
@@ -42,29 +62,37 @@ function repeatedParameters(rawQueryString: string | undefined): ValidationIssue
  * unknown one is always a 400.
  */
 export const validateRequest = (
-  schemas: RequestSchemas,
-): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, ApiContext> => ({
-  name: 'validateRequest',
-  before: ({ event, context }) => {
-    const state = context.api;
-    const issues = repeatedParameters(event.rawQueryString);
-    const repeated = new Set(issues.map((issue) => issue.key));
-    const parts = [
-      ['body', schemas.body, state.rawBody, []],
-      ['query', schemas.query, event.queryStringParameters ?? {}, ['query']],
-      ['path', schemas.path, event.pathParameters ?? {}, ['path']],
-    ] as const;
-    for (const [part, schema, input, prefix] of parts) {
-      if (part === 'query' && !schema) {
-        issues.push(...undeclaredParameters(input as Record<string, unknown>).filter((issue) => !repeated.has(issue.key)));
-        continue;
+  sources: RequestSchemas,
+): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, ApiContext> => {
+  let loaded: LoadedSchemas | undefined;
+  const loadAll = async (): Promise<LoadedSchemas> => {
+    const [body, query, path] = await Promise.all([load(sources.body), load(sources.query), load(sources.path)]);
+    return (loaded = { body, query, path });
+  };
+  return {
+    name: 'validateRequest',
+    before: async ({ event, context }) => {
+      const schemas = loaded ?? (await loadAll());
+      const state = context.api;
+      const issues = repeatedParameters(event.rawQueryString);
+      const repeated = new Set(issues.map((issue) => issue.key));
+      const parts = [
+        ['body', schemas.body, state.rawBody, []],
+        ['query', schemas.query, event.queryStringParameters ?? {}, ['query']],
+        ['path', schemas.path, event.pathParameters ?? {}, ['path']],
+      ] as const;
+      for (const [part, schema, input, prefix] of parts) {
+        if (part === 'query' && !schema) {
+          issues.push(...undeclaredParameters(input as Record<string, unknown>).filter((issue) => !repeated.has(issue.key)));
+          continue;
+        }
+        if (!schema) continue;
+        const result = schema.safeParse(input);
+        if (result.success) state[part] = result.data;
+        // A repeated parameter's joined value fails its schema too; the repetition is the problem to report.
+        else issues.push(...toValidationIssues(result.error, prefix).filter((issue) => part !== 'query' || !repeated.has(issue.path[1] ?? '')));
       }
-      if (!schema) continue;
-      const result = schema.safeParse(input);
-      if (result.success) state[part] = result.data;
-      // A repeated parameter's joined value fails its schema too; the repetition is the problem to report.
-      else issues.push(...toValidationIssues(result.error, prefix).filter((issue) => part !== 'query' || !repeated.has(issue.path[1] ?? '')));
-    }
-    if (issues.length > 0) throw new BadRequestError('Request validation failed', issues);
-  },
-});
+      if (issues.length > 0) throw new BadRequestError('Request validation failed', issues);
+    },
+  };
+};
