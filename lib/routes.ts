@@ -39,7 +39,7 @@ export interface RouteCapabilities {
 
 const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
 const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
-/** The query endpoints: settings, currency rates, ad spend and the query read models. */
+/** The query endpoint: settings, currency rates, ad spend and the query read models. */
 const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'queryEventFacts', 'queryEventRollups'];
 
 export const routes = {
@@ -203,7 +203,8 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
-    capabilities: reads(...ANALYTICS_READS),
+    // Orders and their customers' histories, costed: no ad or event item.
+    capabilities: reads('pixelHead', 'skuCosts', 'fxRates', 'queryOrdersByDay', 'queryOrderFacts'),
   },
   queryAds: {
     method: 'POST',
@@ -221,7 +222,8 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
-    capabilities: reads(...ANALYTICS_READS, 'journeys'),
+    // Orders, their journeys and ad spend: no settings, costs or event read model (touchpoints live in the journeys).
+    capabilities: reads('fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
   },
   ingestEvents: {
     method: 'POST',

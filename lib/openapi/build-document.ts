@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { FILTER_LIMITS, filterConditionSchema } from '../../shared/filters/filter-schema';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../../shared/http/idempotency';
 import { publicRouteTable } from '../public-routes';
-import { routeTable, type RouteDefinition } from '../routes';
+import { routeTable, type RouteDefinition, type RouteId } from '../routes';
+import { routeDescriptions } from './route-descriptions';
 import { routeDocuments, type RouteDocument } from './route-documents';
 import { errorBodySchema } from './response-schemas';
 
@@ -23,7 +24,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'A request with this `Idempotency-Key` is still in progress; retry after `Retry-After` seconds to get its response',
   413: 'The body is larger than the route accepts',
   422: 'This `Idempotency-Key` was already used for a different request',
-  429: 'Too many requests: the stage throttle of the deployed API',
+  429: "The key's quota for the current window is used up (`RateLimit-Policy` states it); retry after `Retry-After` seconds. Deployed, the stage-wide throttle answers it too",
   500: 'An unexpected failure; nothing internal is disclosed',
   503: 'A transient failure of the store; retry after `Retry-After` seconds (write routes: with the same `Idempotency-Key`)',
 };
@@ -127,7 +128,12 @@ function scopeText(route: RouteDefinition): string {
 }
 
 const jsonContent = (schema: Json) => ({ 'application/json': { schema } });
-const REQUEST_ID_HEADER = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+/** Every answer after the key is known carries the key's quota and what is left of it (README "Rate limits"). */
+const REQUEST_ID_HEADER = {
+  'x-request-id': { $ref: '#/components/headers/RequestId' },
+  'ratelimit-policy': { $ref: '#/components/headers/RateLimitPolicy' },
+  ratelimit: { $ref: '#/components/headers/RateLimit' },
+};
 
 function operationOf(emitter: SchemaEmitter, id: string, route: RouteDefinition, document: RouteDocument): Json {
   const errorBody = emitter.convert(document.errorBody ?? errorBodySchema, 'output', `${id}_error`);
@@ -141,7 +147,7 @@ function operationOf(emitter: SchemaEmitter, id: string, route: RouteDefinition,
   for (const status of statusesOf(route, document)) {
     responses[String(status)] = {
       description: STATUS_TEXT[status] ?? `Status ${status}`,
-      headers: [409, 503].includes(status) ? { ...REQUEST_ID_HEADER, 'retry-after': { $ref: '#/components/headers/RetryAfter' } } : REQUEST_ID_HEADER,
+      headers: [409, 429, 503].includes(status) ? { ...REQUEST_ID_HEADER, 'retry-after': { $ref: '#/components/headers/RetryAfter' } } : REQUEST_ID_HEADER,
       content: jsonContent(errorBody),
     };
   }
@@ -149,7 +155,7 @@ function operationOf(emitter: SchemaEmitter, id: string, route: RouteDefinition,
   return {
     operationId: id,
     summary: route.summary,
-    description: [document.description, scopeText(route), route.writes ? 'A write: honours `Idempotency-Key`.' : undefined].filter(Boolean).join('\n\n'),
+    description: [routeDescriptions[id as RouteId], scopeText(route), route.writes ? 'A write: honours `Idempotency-Key`.' : undefined].filter(Boolean).join('\n\n'),
     tags: [document.tag],
     'x-scope': route.scope,
     security: [{ apiKey: route.scope === null ? [] : [route.scope], pixelId: [] }],
@@ -230,6 +236,14 @@ export function buildOpenApiDocument(): Json {
       headers: {
         RequestId: { description: 'The request id, for support requests', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'string' } },
+        RateLimitPolicy: {
+          description: "The key's quota for this route's policy (`api`, or `events` for the events API), IETF httpapi draft fields: `\"api\";q=1200;w=60` is 1,200 requests per 60-second window. Absent when the key is not known (401)",
+          schema: { type: 'string' },
+        },
+        RateLimit: {
+          description: 'What is left of the quota: `\"api\";r=1187;t=42` is 1,187 requests left, the window closing in 42 seconds. Absent when the key is not known (401)',
+          schema: { type: 'string' },
+        },
       },
     },
   };

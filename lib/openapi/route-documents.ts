@@ -38,7 +38,7 @@ import {
  * not bundle every schema. Typed by the table: a route without an entry here fails the typecheck.
  *
  * The error statuses are derived from the row (see build-document.ts); list here only the ones a
- * route adds on its own.
+ * route adds on its own. The longer description of each route is in route-descriptions.ts.
  */
 export interface RouteDocument {
   /** The group the route is listed under in the reference. */
@@ -48,8 +48,6 @@ export interface RouteDocument {
   /** The success body (status 200 unless `status` says otherwise). */
   response: z.ZodType;
   status?: number;
-  /** A longer description, in Markdown, when the summary is not enough. */
-  description?: string;
   /** Statuses a route answers besides the derived ones, e.g. a 404 of a route without path parameters. */
   extraStatuses?: number[];
   /** Replaces the standard error body, for the events API. */

@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { accountUpdatedEventId } from '../events/account-updated';
-import { oneAtATime } from '../one-at-a-time';
-import { retryUntilCommitted } from '../retry-until-committed';
+import { commitSettingsChange } from '../commit-settings-change';
 import { defaultCostSettings, type CostSettings } from '../schemas/cost-settings';
 import { ConcurrentCostSettingsUpdateError, loadCostSettings, saveCostSettings } from '../store/cost-settings-repository';
 
@@ -10,36 +7,20 @@ export async function getCostSettings(pixelId: string): Promise<CostSettings> {
 }
 
 /**
- * Replaces a pixel's cost settings and announces it, as the order settings do: the write is
- * conditional on the version read; the `accountUpdated` event (`change.kind: "costSettings"`, id
- * `<pixelId>:costSettings:<version>`) goes into the outbox of the same write, so it is published
- * if and only if the write committed; every attempt stores the same `changeId`, so an attempt
- * whose answer was lost is recognised rather than applied twice.
+ * Replaces a pixel's cost settings and announces it (`change.kind: "costSettings"`, id
+ * `<pixelId>:costSettings:<version>`), as commitSettingsChange does: the event is published if and
+ * only if the write committed, and an attempt whose answer was lost is recognised rather than
+ * applied twice.
  */
 export async function replaceCostSettings(command: { pixelId: string; input: CostSettings; apiKeyPk: string; requestTime: Date }): Promise<CostSettings> {
-  const { pixelId, input, apiKeyPk, requestTime } = command;
-  const changeId = randomUUID();
-  return oneAtATime(`cost-settings\n${pixelId}`, () =>
-    retryUntilCommitted(
-      async () => {
-        const current = await loadCostSettings(pixelId);
-        if (current && current.changeId === changeId) return current.settings;
-        const version = (current?.version ?? 0) + 1;
-        const event = {
-          eventId: accountUpdatedEventId(pixelId, version, 'costSettings'),
-          pixelId,
-          actor: `cli:${apiKeyPk}`,
-          change: { kind: 'costSettings' as const },
-          occurredAt: requestTime.toISOString(),
-        };
-        await saveCostSettings(pixelId, input, current?.version, requestTime, {
-          changeId,
-          outbox: [...(current?.outbox ?? []), event],
-          outboxRev: current?.outboxRev,
-        });
-        return input;
-      },
-      { isConflict: (error) => error instanceof ConcurrentCostSettingsUpdateError },
-    ),
-  );
+  return commitSettingsChange({
+    ...command,
+    kind: 'costSettings',
+    load: loadCostSettings,
+    valueOf: (read) => read.settings,
+    // A replacement is a change even when equal: every PUT is announced, as the order settings' are.
+    next: () => ({ value: command.input, changed: true }),
+    save: saveCostSettings,
+    isConflict: (error) => error instanceof ConcurrentCostSettingsUpdateError,
+  });
 }

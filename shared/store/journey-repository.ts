@@ -6,6 +6,7 @@ import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
+import { setMapEntries } from './map-entries';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import type { VersionedOrder } from './order-repository';
@@ -133,31 +134,7 @@ async function ensureJourneyItem(key: ItemKey): Promise<void> {
 }
 
 async function setEntries(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, string> = {};
-  const sets = writes.map((write, i) => {
-    names[`#k${i}`] = write.key;
-    values[`:v${i}`] = write.value;
-    return `${write.map}.#k${i} = :v${i}`;
-  });
-  const update = () =>
-    documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: journeyKey(pixelId, identifier),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(l)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-  try {
-    await update();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    await ensureJourneyItem(journeyKey(pixelId, identifier));
-    await update();
-  }
+  await setMapEntries(journeyKey(pixelId, identifier), ['l', 't'], writes);
 }
 
 /**

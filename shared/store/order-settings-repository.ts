@@ -1,17 +1,14 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountUpdatedDetail } from '../events/account-updated';
 import { logger } from '../config/logger';
 import { RetryableFault } from '../faults';
 import { orderSettingsSchema, type OrderSettings } from '../schemas/order-settings';
 import { batchWrite } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
-import { newEventId } from '../tracking/event-id';
-import { pendingAttributes } from './pending-index';
 import { queryAll } from './query-all';
-import { MAX_OUTBOX, ORDER_SETTINGS_HEAD_SK as HEAD_SK, outboxOf, pk } from './outbox-heads';
+import { assertOutboxRoom, MAX_OUTBOX, ORDER_SETTINGS_HEAD_SK as HEAD_SK, outboxOf, pk, writeSnapshotHead } from './outbox-heads';
 
 // The consumer of pending items reaches the outbox heads through this module.
 export { outboxOf, pk } from './outbox-heads';
@@ -42,6 +39,7 @@ export class ConcurrentUpdateError extends RetryableFault {
   }
 }
 
+const WHAT = 'Order settings';
 const CHUNK_BYTES = 300_000;
 export { MAX_OUTBOX };
 const CHUNK_SK_PREFIX = 'ORDER_SETTINGS#';
@@ -99,8 +97,8 @@ export async function saveOrderSettings(
     outboxRev?: number;
   } = {},
 ): Promise<number> {
-  const { changeId = randomUUID(), outbox = [], outboxRev = 0 } = write;
-  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`Order settings of pixel ${pixelId} have ${outbox.length} unpublished events; retry once they are published`);
+  // Checked before any chunk is written, so a refused write leaves none behind.
+  assertOutboxRoom(WHAT, pixelId, write.outbox ?? []);
   const version = (expectedVersion ?? 0) + 1;
   const writeId = randomUUID();
   const blob = gzipSync(JSON.stringify(settings));
@@ -112,31 +110,16 @@ export async function saveOrderSettings(
   await batchWrite(overflowKeys.map((key, i) => ({ PutRequest: { Item: { ...key, data: chunks[i + 1] } } })));
 
   try {
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          PK: pk(pixelId),
-          SK: HEAD_SK,
-          version,
-          writeId,
-          changeId,
-          chunkCount: chunks.length,
-          data: chunks[0],
-          updatedAt: updatedAt.toISOString(),
-          outboxRev,
-          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
-        },
-        // The outbox read with the version must still be the head's: see clearOutbox.
-        ConditionExpression:
-          expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',
-        ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':expected': expectedVersion, ':outboxRev': outboxRev } }),
-      }),
+    await writeSnapshotHead(
+      { pixelId, headSk: HEAD_SK, what: WHAT, attributes: { writeId, chunkCount: chunks.length, data: chunks[0] } },
+      expectedVersion,
+      updatedAt,
+      write,
+      () => new ConcurrentUpdateError(pixelId),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    await deleteQuietly(overflowKeys, pixelId);
-    throw new ConcurrentUpdateError(pixelId);
+    if (error instanceof ConcurrentUpdateError) await deleteQuietly(overflowKeys, pixelId);
+    throw error;
   }
   await deleteChunksOlderThan(pixelId, version);
   return version;

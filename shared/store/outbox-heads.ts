@@ -109,33 +109,41 @@ export async function readSnapshotHead(pixelId: string, headSk: string, payloadA
   };
 }
 
+/** Refuses a write whose outbox is full (publishing has been failing for long): 503, nothing stored. */
+export function assertOutboxRoom(what: string, pixelId: string, outbox: readonly AccountUpdatedDetail[]): void {
+  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`${what} of pixel ${pixelId}: ${outbox.length} unpublished events; retry once they are published`);
+}
+
 /**
- * Stores a snapshot head's payload as the version after `expectedVersion` (undefined: nothing
- * stored yet), with the outbox it must carry, in one conditional PutItem: the write and its
- * events commit together. Conditional also on `outboxRev`, so a write that read an outbox the
- * consumer has since cleared re-reads rather than carrying a published event forward. Throws
- * `conflict()` when another write got there first (the caller re-reads and retries), and a
- * RetryableFault when publishing has been failing so long the outbox is full.
+ * Stores a snapshot head as the version after `expectedVersion` (undefined: nothing stored yet),
+ * with the outbox it must carry, in one conditional PutItem: the write and its events commit
+ * together. The head's content is its JSON `payload` under `payloadAttribute` (account, cost
+ * settings) or, for a head with a layout of its own (the order settings' gzipped chunks), its
+ * `attributes`. Conditional also on `outboxRev`, so a write that read an outbox the consumer has
+ * since cleared re-reads rather than carrying a published event forward. Throws `conflict()` when
+ * another write got there first (the caller re-reads and retries), and a RetryableFault when
+ * publishing has been failing so long the outbox is full.
  */
 export async function writeSnapshotHead(
-  target: { pixelId: string; headSk: string; payloadAttribute: string; payload: unknown; what: string },
+  target: { pixelId: string; headSk: string; what: string } & ({ payloadAttribute: string; payload: unknown } | { attributes: Record<string, unknown> }),
   expectedVersion: number | undefined,
   updatedAt: Date,
   write: { changeId?: string; outbox?: readonly AccountUpdatedDetail[]; outboxRev?: number },
   conflict: () => Error,
 ): Promise<number> {
-  const { pixelId, headSk, payloadAttribute, payload, what } = target;
+  const { pixelId, headSk, what } = target;
   const { changeId = randomUUID(), outbox = [], outboxRev = 0 } = write;
-  if (outbox.length > MAX_OUTBOX) throw new RetryableFault(`${what} of pixel ${pixelId}: ${outbox.length} unpublished events; retry once they are published`);
+  assertOutboxRoom(what, pixelId, outbox);
+  const content = 'attributes' in target ? target.attributes : { [target.payloadAttribute]: JSON.stringify(target.payload) };
   const version = (expectedVersion ?? 0) + 1;
   try {
     await documentClient.send(
       new PutCommand({
         TableName: tableName(),
         Item: {
+          ...content,
           PK: pk(pixelId),
           SK: headSk,
-          [payloadAttribute]: JSON.stringify(payload),
           version,
           changeId,
           updatedAt: updatedAt.toISOString(),

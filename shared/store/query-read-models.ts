@@ -12,6 +12,7 @@ import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { setMapEntries } from './map-entries';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -438,14 +439,6 @@ async function repack(key: ItemKey): Promise<void> {
   }
 }
 
-async function ensureItem(key: ItemKey, map: 'o' | 'e'): Promise<void> {
-  try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, [map]: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
 function isConditionFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
 }
@@ -480,33 +473,9 @@ export async function applyEvents(pixelId: string, events: readonly StoredEvent[
     return chunks;
   });
   const days = new Set(events.map((event) => event.timestamp.slice(0, 10)));
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, async ({ key, entries }) => {
-    const names: Record<string, string> = {};
-    const values: Record<string, string> = {};
-    const sets = entries.map(([eventId, entry], i) => {
-      names[`#k${i}`] = eventId;
-      values[`:v${i}`] = JSON.stringify(entry);
-      return `e.#k${i} = :v${i}`;
-    });
-    const update = () =>
-      documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(e)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    try {
-      await update();
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await ensureItem(key, 'e');
-      await update();
-    }
-  });
+  await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ key, entries }) =>
+    setMapEntries(key, ['e'], entries.map(([eventId, entry]) => ({ map: 'e', key: eventId, value: JSON.stringify(entry) }))),
+  );
   await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day));
 }
 

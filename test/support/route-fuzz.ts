@@ -142,7 +142,7 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
       fc
         .record(
           {
-            measures: fc.subarray(['orders.orders', 'orders.net_revenue', 'orders.new_customers', 'events.page_views', 'events.visitors', 'channel.spend', 'core.roas'], { minLength: 1 }),
+            measures: fc.subarray(['orders.orders', 'orders.net_revenue', 'orders.new_customers', 'orders.cm2', 'events.page_views', 'events.visitors', 'channel.spend', 'core.roas'], { minLength: 1 }),
             granularity: fc.constantFrom('none', 'day', 'week', 'month'),
             dateRange: orderedDays,
             timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata'),

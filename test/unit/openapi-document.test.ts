@@ -109,4 +109,29 @@ describe('the OpenAPI document', () => {
       expect(parameters.some((p) => p.in === 'header' && p.name === 'idempotency-key')).toBe(route.writes);
     }
   });
+
+  // The README leaves the per-route reference to this document, so each body member's rules must be here.
+  it('describes every top-level request body member of each route in its description', () => {
+    for (const route of routeTable) {
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      const body = operation.requestBody?.content['application/json'].schema;
+      if (!body) continue;
+      const members = new Set<string>();
+      const collect = (schema: any) => {
+        for (const name of Object.keys(schema.properties ?? {})) members.add(name);
+        for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) collect(branch);
+      };
+      collect(body);
+      const undescribed = [...members].filter((name) => name !== 'pixelId' && !operation.description.includes(`\`${name}\``));
+      expect(undescribed, `${route.id}: members its description does not mention`).toEqual([]);
+    }
+  });
+
+  it("states every answer's rate-limit fields, and Retry-After on a 429", () => {
+    for (const route of routeTable) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses;
+      for (const response of Object.values(responses) as any[]) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['ratelimit-policy', 'ratelimit']));
+      expect(Object.keys(responses['429'].headers)).toContain('retry-after');
+    }
+  });
 });
