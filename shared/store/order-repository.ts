@@ -6,7 +6,7 @@ import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-or
 import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
 /**
@@ -210,7 +210,8 @@ async function applyInTransactions(pixelId: string, work: readonly OrderWork[]):
         return;
       }
       try {
-        await documentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ plan }) => ({ Put: { TableName: tableName(), ...plan.put } })) }));
+        // Up to 100 items: a bulk call, with the bulk client's longer attempt timeout.
+        await bulkDocumentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ plan }) => ({ Put: { TableName: tableName(), ...plan.put } })) }));
         transactions = true;
         outcomes.push(...chunk.map(({ plan }) => plan.written));
       } catch (error) {

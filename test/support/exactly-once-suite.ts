@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import { drainAll } from '../../shared/pipeline/drain';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
 import { appendLogEntry, type LogEntry } from '../../shared/store/log-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
@@ -30,10 +30,10 @@ export function exactlyOnceSuite(store: string): void {
       expect(JSON.stringify(clean)).toMatch(/#AJ#a:anon0".*"t":\{"[^}]+/);
 
       // How many store calls a clean pass makes: every point call, and every batched write (log
-      // entries marked projected, event pages); each of them is failed once, in turn. Bulk reads
+      // entries marked projected, event pages, orders' transactions); each of them is failed once, in turn. Bulk reads
       // are left out only to keep the run short: a failed read writes nothing.
       const clients = [documentClient, bulkDocumentClient];
-      const faultable = (client: unknown, command: unknown) => client === documentClient || command instanceof BatchWriteCommand;
+      const faultable = (client: unknown, command: unknown) => client === documentClient || command instanceof BatchWriteCommand || command instanceof TransactWriteCommand;
       let calls = 0;
       const counters = clients.map((client) => {
         const send = client.send.bind(client);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { orderUpdateFromEvent } from '../../shared/orders/order-updates';
-import { documentClient } from '../../shared/store/dynamo-client';
+import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
 import { upsertOrders, type OrderSource } from '../../shared/store/order-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from './event-store';
@@ -24,15 +24,13 @@ export function orderBatchingSuite(store: string): void {
       const clean = await ordersOf('px_batch_clean');
       expect(clean).toHaveLength(250);
 
-      const send = documentClient.send.bind(documentClient);
       let writes = 0;
-      const fault = vi.spyOn(documentClient, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+      const faults = spyOnWrites(() => {
         // The second write call of the upsert fails: the first one's orders are stored, the rest are not.
-        if (/^(TransactWrite|Put)Command$/.test(command.constructor.name) && ++writes === 2) throw Object.assign(new Error('injected crash'), { name: 'InternalServerError' });
-        return send(command as never);
-      }) as never);
+        if (++writes === 2) throw Object.assign(new Error('injected crash'), { name: 'InternalServerError' });
+      });
       await expect(upsertOrders('px_batch_crash', sources(250))).rejects.toThrow('injected crash');
-      fault.mockRestore();
+      for (const fault of faults) fault.mockRestore();
       const partial = await ordersOf('px_batch_crash');
       expect(partial.length).toBeGreaterThan(0);
       expect(partial.length).toBeLessThan(250);
@@ -46,24 +44,32 @@ export function orderBatchingSuite(store: string): void {
     it('keeps both statements when another writer changes an order between the read and the batched write', async () => {
       const pixelId = 'px_batch_race';
       await upsertOrders(pixelId, sources(3));
-      const send = documentClient.send.bind(documentClient);
       let raced = false;
-      const race = vi.spyOn(documentClient, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-        if (!raced && /^(TransactWrite|Put)Command$/.test(command.constructor.name)) {
-          raced = true;
-          // The other writer's statement lands first: the batch's version condition then fails.
-          await upsertOrders(pixelId, [statement('o-1', 'other', '2026-03-10T12:00:00.000Z', 99)]);
-        }
-        return send(command as never);
-      }) as never);
+      const races = spyOnWrites(async () => {
+        if (raced) return;
+        raced = true;
+        // The other writer's statement lands first: the batch's version condition then fails.
+        await upsertOrders(pixelId, [statement('o-1', 'other', '2026-03-10T12:00:00.000Z', 99)]);
+      });
       await upsertOrders(pixelId, [statement('o-1', 'mine', '2026-03-10T11:00:00.000Z', 42), statement('o-2', 'mine-2', '2026-03-10T11:00:00.000Z', 43)]);
-      race.mockRestore();
+      for (const race of races) race.mockRestore();
       expect(raced).toBe(true);
       const o1 = (await ordersOf(pixelId)).find((item) => item.orderId === 'o-1')!;
       expect(Object.keys(JSON.parse(o1.sources as string) as object).sort()).toEqual(['event:mine', 'event:o-1', 'event:other', 'event:second-1']);
       // The latest statement (12:00) sets the value.
       expect(o1.value).toBe(99);
     });
+  });
+}
+
+/** Runs `before` ahead of every write call (a transaction or a PutItem) on either client. */
+function spyOnWrites(before: () => void | Promise<void>) {
+  return [documentClient, bulkDocumentClient].map((client) => {
+    const send = client.send.bind(client);
+    return vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+      if (/^(TransactWrite|Put)Command$/.test(command.constructor.name)) await before();
+      return send(command as never);
+    }) as never);
   });
 }
 
