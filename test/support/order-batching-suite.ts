@@ -24,10 +24,13 @@ export function orderBatchingSuite(store: string): void {
       const clean = await ordersOf('px_batch_clean');
       expect(clean).toHaveLength(250);
 
-      let writes = 0;
-      const faults = spyOnWrites(() => {
-        // The second write call of the upsert fails: the first one's orders are stored, the rest are not.
-        if (++writes === 2) throw Object.assign(new Error('injected crash'), { name: 'InternalServerError' });
+      // The second write call of the upsert fails once the first has landed: the first one's
+      // orders are stored, the second's are not.
+      let first: Promise<unknown> | undefined;
+      const faults = spyOnWrites((nth, send) => {
+        if (nth === 1) return (first = send());
+        if (nth === 2) return first!.then(() => Promise.reject(Object.assign(new Error('injected crash'), { name: 'InternalServerError' })));
+        return send();
       });
       await expect(upsertOrders('px_batch_crash', sources(250))).rejects.toThrow('injected crash');
       for (const fault of faults) fault.mockRestore();
@@ -45,11 +48,13 @@ export function orderBatchingSuite(store: string): void {
       const pixelId = 'px_batch_race';
       await upsertOrders(pixelId, sources(3));
       let raced = false;
-      const races = spyOnWrites(async () => {
-        if (raced) return;
-        raced = true;
-        // The other writer's statement lands first: the batch's version condition then fails.
-        await upsertOrders(pixelId, [statement('o-1', 'other', '2026-03-10T12:00:00.000Z', 99)]);
+      const races = spyOnWrites(async (nth, send) => {
+        if (nth === 1) {
+          raced = true;
+          // The other writer's statement lands first: the batch's version condition then fails.
+          await upsertOrders(pixelId, [statement('o-1', 'other', '2026-03-10T12:00:00.000Z', 99)]);
+        }
+        return send();
       });
       await upsertOrders(pixelId, [statement('o-1', 'mine', '2026-03-10T11:00:00.000Z', 42), statement('o-2', 'mine-2', '2026-03-10T11:00:00.000Z', 43)]);
       for (const race of races) race.mockRestore();
@@ -62,14 +67,13 @@ export function orderBatchingSuite(store: string): void {
   });
 }
 
-/** Runs `before` ahead of every write call (a transaction or a PutItem) on either client. */
-function spyOnWrites(before: () => void | Promise<void>) {
+/** Routes every write call (a transaction or a PutItem) on either client through `around`, with its number (1, 2, …). */
+function spyOnWrites(around: (nth: number, send: () => Promise<unknown>) => Promise<unknown>) {
+  let writes = 0;
   return [documentClient, bulkDocumentClient].map((client) => {
     const send = client.send.bind(client);
-    return vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-      if (/^(TransactWrite|Put)Command$/.test(command.constructor.name)) await before();
-      return send(command as never);
-    }) as never);
+    return vi.spyOn(client, 'send').mockImplementation(((command: { constructor: { name: string } }) =>
+      /^(TransactWrite|Put)Command$/.test(command.constructor.name) ? around(++writes, () => send(command as never)) : send(command as never)) as never);
   });
 }
 
