@@ -86,9 +86,13 @@ interface IndexPage {
   data?: Buffer;
 }
 
-/** Pages' entries by key, version and stamp, bounded by entry count (about 150 bytes of memory each). */
-const pageCache = new VersionedCache<Map<string, PackedEntry>>({ maxEntries: 20_000, maxWeight: 2_000_000, weigh: (entries) => entries.size + 1 });
-const cacheKey = (key: ItemKey, stamp: string) => `${key.PK}\u0000${key.SK}\u0000${stamp}`;
+/**
+ * Pages' entries by key, each at one version and stamp (a write replaces its page's entry), bounded
+ * by entries held: 1 million eventIds, about 150 MB at worst, of a function's 1 GB.
+ */
+const pageCache = new VersionedCache<Map<string, PackedEntry>>({ maxEntries: 20_000, maxWeight: 1_000_000, weigh: (entries) => entries.size + 1 });
+const cacheKey = (key: ItemKey) => `${key.PK}\u0000${key.SK}`;
+const cacheVersion = (version: number, stamp: string) => `${version}:${stamp}`;
 const newStamp = () => randomBytes(8).toString('base64url');
 
 /** The pages of the buckets a batch's eventIds fall in, as read; `write` takes it back. */
@@ -131,7 +135,7 @@ export async function readDedupIndex(pixelId: string, eventIds: readonly string[
     const pages = listed.map((item): IndexPage => {
       const key = { PK: item.PK as string, SK: item.SK as string };
       const version = item.version as number;
-      const cached = typeof item.stamp === 'string' ? pageCache.get(cacheKey(key, item.stamp), version) : undefined;
+      const cached = typeof item.stamp === 'string' ? pageCache.get(cacheKey(key), cacheVersion(version, item.stamp)) : undefined;
       const page: IndexPage = { key, version, entries: cached ?? new Map() };
       if (!cached) missing.push(page);
       return page;
@@ -146,7 +150,7 @@ export async function readDedupIndex(pixelId: string, eventIds: readonly string[
       const page = byKey.get(`${item.PK as string}\u0000${item.SK as string}`)!;
       page.version = item.version as number;
       page.entries = new Map(JSON.parse(gunzipSync(item.data as Uint8Array).toString('utf8')) as Array<[string, PackedEntry]>);
-      if (typeof item.stamp === 'string') pageCache.set(cacheKey(page.key, item.stamp), page.version, page.entries);
+      if (typeof item.stamp === 'string') pageCache.set(cacheKey(page.key), cacheVersion(page.version, item.stamp), page.entries);
       byKey.delete(`${item.PK as string}\u0000${item.SK as string}`);
     }
     // A page deleted since it was listed (all its entries expired) holds nothing: it is left out.
@@ -262,7 +266,7 @@ async function putPage(page: IndexPage): Promise<void> {
         ...condition,
       }),
     );
-    pageCache.set(cacheKey(page.key, stamp), version, page.entries);
+    pageCache.set(cacheKey(page.key), cacheVersion(version, stamp), page.entries);
     // The page now holds what is stored, and its map is the cache's: a later change copies it again.
     page.version = version;
     page.owned = false;
