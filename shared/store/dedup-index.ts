@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import type { ItemKey } from './batch-get';
+import { batchGet, type ItemKey } from './batch-get';
 import { documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
+import { VersionedCache } from './versioned-cache';
 
 /**
  * The eventId dedup index: which delivery of each client eventId is the stored one, packed many
@@ -28,15 +30,23 @@ import { queryAll } from './query-all';
  * Writes are conditional on the `version` each page was read at: a pixel's entries are projected
  * by one consumer at a time, so a failed condition means another one (an import's drain racing
  * the server's) got there first, and the batch is retried whole on fresh pages.
+ *
+ * Reading: a bucket is listed with one Query that returns each page's key, `version` and `stamp`
+ * only; a page's entries come from this process's cache when it holds that very (version, stamp),
+ * else from one BatchGetItem of the pages missing. A consumer mostly re-reads pages it wrote
+ * itself a moment before, so a batch costs the listing, not the decoding of the pixel's whole
+ * index (which grew with every eventId of the retention window, on every batch). `stamp` is random
+ * per write: a page deleted by TTL and created again by another process starts at version 1
+ * again, and must not match what this process cached of its earlier life.
  */
 export const DEDUP_BUCKETS = 32;
 /**
- * Compressed entries per page (about 800 to 1,600 eventIds, 20 to 40 bytes each): a page item
- * stays under ~33 KB, far from DynamoDB's 400 KB. Only the pages that gain or change entries are
- * rewritten, mostly a bucket's last one, so small pages keep each batch's writes small; a bucket
- * is read whole anyway.
+ * Compressed entries per page (about 200 to 400 eventIds, 20 to 40 bytes each): a page item
+ * stays under ~9 KB, far from DynamoDB's 400 KB. Only the pages that gain or change entries are
+ * rewritten, mostly a bucket's last one, so small pages keep each batch's writes (and their
+ * encoding) small; more pages cost little to list, and unchanged ones come from the cache.
  */
-export const PAGE_MAX_BYTES = 32_000;
+export const PAGE_MAX_BYTES = 8_000;
 const CONCURRENCY = 8;
 
 /** Where the stored delivery of a client eventId is, and what later deliveries it won over. */
@@ -68,10 +78,22 @@ interface IndexPage {
   key: ItemKey;
   /** undefined: a page this run creates. */
   version: number | undefined;
+  /** Shared with the cache until this run changes the page (it copies them first, see `own`). */
   entries: Map<string, PackedEntry>;
+  /** Whether `entries` is this run's own copy. */
+  owned?: boolean;
   /** The encoded entries, once laid out for writing. */
   data?: Buffer;
 }
+
+/**
+ * Pages' entries by key, each at one version and stamp (a write replaces its page's entry), bounded
+ * by entries held: 1 million eventIds, about 150 MB at worst, of a function's 1 GB.
+ */
+const pageCache = new VersionedCache<Map<string, PackedEntry>>({ maxEntries: 20_000, maxWeight: 1_000_000, weigh: (entries) => entries.size + 1 });
+const cacheKey = (key: ItemKey) => `${key.PK}\u0000${key.SK}`;
+const cacheVersion = (version: number, stamp: string) => `${version}:${stamp}`;
+const newStamp = () => randomBytes(8).toString('base64url');
 
 /** The pages of the buckets a batch's eventIds fall in, as read; `write` takes it back. */
 export interface DedupIndex {
@@ -101,17 +123,41 @@ export async function readDedupIndex(pixelId: string, eventIds: readonly string[
   const wanted = new Set(eventIds);
   const bucketIds = [...new Set(eventIds.map(dedupBucketOf))].sort((a, b) => a - b);
   const buckets = new Map<number, IndexPage[]>();
+  const missing: IndexPage[] = [];
   await mapWithConcurrency(bucketIds, CONCURRENCY, async (bucket) => {
-    const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': bucketPartition(pixelId, bucket) }, ConsistentRead: true });
-    buckets.set(
-      bucket,
-      items.map((item) => ({
-        key: { PK: item.PK as string, SK: item.SK as string },
-        version: item.version as number,
-        entries: new Map(JSON.parse(gunzipSync(item.data as Uint8Array).toString('utf8')) as Array<[string, PackedEntry]>),
-      })),
-    );
+    const listed = await queryAll({
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': bucketPartition(pixelId, bucket) },
+      ProjectionExpression: 'PK, SK, #version, stamp',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ConsistentRead: true,
+    });
+    const pages = listed.map((item): IndexPage => {
+      const key = { PK: item.PK as string, SK: item.SK as string };
+      const version = item.version as number;
+      const cached = typeof item.stamp === 'string' ? pageCache.get(cacheKey(key), cacheVersion(version, item.stamp)) : undefined;
+      const page: IndexPage = { key, version, entries: cached ?? new Map() };
+      if (!cached) missing.push(page);
+      return page;
+    });
+    buckets.set(bucket, pages);
   });
+  if (missing.length > 0) {
+    // Read as they are now: a page written since it was listed is taken at its newer version,
+    // which is the version its write will be conditional on.
+    const byKey = new Map(missing.map((page) => [`${page.key.PK}\u0000${page.key.SK}`, page]));
+    for (const item of await batchGet(missing.map((page) => page.key), { concurrency: CONCURRENCY })) {
+      const page = byKey.get(`${item.PK as string}\u0000${item.SK as string}`)!;
+      page.version = item.version as number;
+      page.entries = new Map(JSON.parse(gunzipSync(item.data as Uint8Array).toString('utf8')) as Array<[string, PackedEntry]>);
+      if (typeof item.stamp === 'string') pageCache.set(cacheKey(page.key), cacheVersion(page.version, item.stamp), page.entries);
+      byKey.delete(`${item.PK as string}\u0000${item.SK as string}`);
+    }
+    // A page deleted since it was listed (all its entries expired) holds nothing: it is left out.
+    for (const gone of byKey.values()) {
+      for (const [bucket, pages] of buckets) buckets.set(bucket, pages.filter((page) => page !== gone));
+    }
+  }
   const markers = new Map<string, EventMarker>();
   for (const eventId of wanted) {
     for (const page of buckets.get(dedupBucketOf(eventId)) ?? []) {
@@ -141,13 +187,13 @@ export async function writeDedupIndex(index: DedupIndex, markers: readonly Event
     const touched = new Set<IndexPage>();
     let nextPage = pages.reduce((max, page) => Math.max(max, Number(page.key.SK) + 1), 0);
     const newPage = (): IndexPage => {
-      const page: IndexPage = { key: { PK: bucketPartition(index.pixelId, bucket), SK: pageSortKey(nextPage++) }, version: undefined, entries: new Map() };
+      const page: IndexPage = { key: { PK: bucketPartition(index.pixelId, bucket), SK: pageSortKey(nextPage++) }, version: undefined, entries: new Map(), owned: true };
       pages.push(page);
       return page;
     };
     for (const marker of changes) {
       const home = pages.find((page) => page.entries.has(marker.eventId)) ?? pages.at(-1) ?? newPage();
-      home.entries.set(marker.eventId, pack(marker));
+      own(home).entries.set(marker.eventId, pack(marker));
       touched.add(home);
     }
     for (const page of touched) for (const [eventId, entry] of page.entries) if (entry.t <= expiredBy) page.entries.delete(eventId);
@@ -178,6 +224,15 @@ export async function writeDedupIndex(index: DedupIndex, markers: readonly Event
   await settleAll(rewritten, putPage);
 }
 
+/** The page's entries as this run's own copy: the cached map stays as its version holds it, whatever this run does. */
+function own(page: IndexPage): IndexPage {
+  if (!page.owned) {
+    page.entries = new Map(page.entries);
+    page.owned = true;
+  }
+  return page;
+}
+
 /**
  * Writes every page before reporting the first failure: no write of a failed batch may still be in
  * flight when it is retried, or the retry would read a page that then changes under it.
@@ -202,13 +257,19 @@ async function putPage(page: IndexPage): Promise<void> {
       return;
     }
     const ttl = Math.max(...[...page.entries.values()].map((entry) => entry.t));
+    const version = (page.version ?? 0) + 1;
+    const stamp = newStamp();
     await documentClient.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...page.key, data: page.data ?? encode(page.entries), count: page.entries.size, version: (page.version ?? 0) + 1, ttl },
+        Item: { ...page.key, data: page.data ?? encode(page.entries), count: page.entries.size, version, stamp, ttl },
         ...condition,
       }),
     );
+    pageCache.set(cacheKey(page.key), cacheVersion(version, stamp), page.entries);
+    // The page now holds what is stored, and its map is the cache's: a later change copies it again.
+    page.version = version;
+    page.owned = false;
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
     throw new RetryableFault('The eventId index changed while this batch was projected', { cause: error });

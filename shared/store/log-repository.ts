@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
+import { batchWrite } from './batch-write';
 import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
 import { documentClient, tableName } from './dynamo-client';
@@ -36,6 +37,8 @@ export interface LogEntry {
   acceptedAt: string;
   /** As validated and hashed, each with its final eventId, in request order. */
   events: StoredEvent[];
+  /** The events as the log item stores them (gzipped JSON), when the entry was read from the log. */
+  data?: Uint8Array;
 }
 
 export class LogEntryTooLargeError extends Error {}
@@ -56,21 +59,25 @@ export async function appendLogEntry(entry: LogEntry): Promise<void> {
   await documentClient.send(
     new PutCommand({
       TableName: tableName(),
-      Item: {
-        PK: logPartition(entry.pixelId),
-        SK: entry.entryId,
-        kind: LOG_KIND,
-        pixelId: entry.pixelId,
-        entryId: entry.entryId,
-        acceptedAt: entry.acceptedAt,
-        count: entry.events.length,
-        data,
-        ...pendingAttributes(entry.pixelId, entry.entryId),
-      },
+      Item: { ...logItem(entry, data), ...pendingAttributes(entry.pixelId, entry.entryId) },
       // A ULID collision would need 2^40 entries in one millisecond; never overwrite one anyway.
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
+}
+
+/** A log item's lasting attributes: what it holds while pending, apart from the pending index's. */
+function logItem(entry: Pick<LogEntry, 'pixelId' | 'entryId' | 'acceptedAt' | 'events'>, data: Uint8Array): Record<string, unknown> {
+  return {
+    PK: logPartition(entry.pixelId),
+    SK: entry.entryId,
+    kind: LOG_KIND,
+    pixelId: entry.pixelId,
+    entryId: entry.entryId,
+    acceptedAt: entry.acceptedAt,
+    count: entry.events.length,
+    data,
+  };
 }
 
 /** A log item as read from the table, the pending index or a stream image. */
@@ -80,6 +87,7 @@ export function logEntryOf(item: Record<string, unknown>): LogEntry {
     entryId: item.entryId as string,
     acceptedAt: item.acceptedAt as string,
     events: decodeEvents(item.data as Uint8Array),
+    data: item.data as Uint8Array,
   };
 }
 
@@ -87,24 +95,45 @@ export const isLogItem = (item: Record<string, unknown>) => item.kind === LOG_KI
 
 /**
  * Takes projected entries out of the pending index and lets them expire after the safety window.
- * Conditional on the item existing, so a late call never creates a stub.
+ *
+ * An entry read from the log (it carries its stored `data`) is written back whole, without its
+ * pending attributes, 25 to a BatchWriteItem instead of one UpdateItem each: the consumer's
+ * largest count of calls per batch after the orders. That write is unconditional, which is safe
+ * because a log item never changes after it is appended except here, and this writes the very
+ * item that was read a moment before (two consumers write the same thing); it could only create
+ * an item again if it ran after the item expired, `LOG_RETENTION_HOURS` after a projection, while
+ * a consumer holds an item for minutes at most. An entry without `data` (built by a caller, never
+ * read from the log) is updated conditionally on existing, so such a call never creates an item.
  */
-export async function markProjected(entries: ReadonlyArray<Pick<LogEntry, 'pixelId' | 'entryId'>>, now: Date = new Date()): Promise<void> {
-  await mapWithConcurrency(entries, 8, async (entry) => {
-    try {
-      await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { PK: logPartition(entry.pixelId), SK: entry.entryId },
-          // projectedAt: how late projection was, for operators and the benchmark.
-          UpdateExpression: 'REMOVE GSI2PK, GSI2SK SET #ttl = :ttl, projectedAt = if_not_exists(projectedAt, :now)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':ttl': logTtl(now), ':now': now.toISOString() },
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-  });
+export async function markProjected(entries: readonly LogEntry[], now: Date = new Date()): Promise<void> {
+  const ttl = logTtl(now);
+  const projectedAt = now.toISOString();
+  const read = entries.filter((entry) => entry.data !== undefined);
+  await Promise.all([
+    batchWrite(
+      // projectedAt: how late projection was, for operators and the benchmark.
+      read.map((entry) => ({ PutRequest: { Item: { ...logItem(entry, entry.data!), ttl, projectedAt } } })),
+      { concurrency: 4 },
+    ),
+    mapWithConcurrency(
+      entries.filter((entry) => entry.data === undefined),
+      8,
+      async (entry) => {
+        try {
+          await documentClient.send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: { PK: logPartition(entry.pixelId), SK: entry.entryId },
+              UpdateExpression: 'REMOVE GSI2PK, GSI2SK SET #ttl = :ttl, projectedAt = if_not_exists(projectedAt, :now)',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeNames: { '#ttl': 'ttl' },
+              ExpressionAttributeValues: { ':ttl': ttl, ':now': projectedAt },
+            }),
+          );
+        } catch (error) {
+          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        }
+      },
+    ),
+  ]);
 }

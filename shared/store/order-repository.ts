@@ -1,12 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
 import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
 
 /**
@@ -32,11 +32,26 @@ import { queryAll } from './query-all';
  * range still meets it): the version keeps counting through it, so read models that copied the
  * order learn of the deletion with a version newer than any copy, and of a later re-creation
  * with a newer one still. Every read skips tombstones.
+ *
+ * Writes are batched: the orders of one upsert are written by TransactWriteItems, up to 100 an
+ * call, each Put still conditional on the version its fold was read at; a transaction is all or
+ * nothing, so a failed condition (or a conflict with another writer) writes none of its orders,
+ * which are read again, folded again and written in the next round. Between two transactions of
+ * one upsert a crash leaves some orders written and some not: each order is complete on its own
+ * (its sources and version), and running the same sources again writes only what is missing.
+ * A store without transactions (dynalite) gets the same folds, one conditional PutItem each.
  */
 const ORDER_SK = 'ORDER';
 const MAX_ATTEMPTS = 6;
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 4;
+/** DynamoDB's cap on one TransactWriteItems call: 100 actions and 4 MB; kept under both. */
+const TRANSACTION_ITEMS = 100;
+const TRANSACTION_BYTES = 3_000_000;
+const TRANSACTION_CONCURRENCY = 4;
+
+/** Whether the store has TransactWriteItems: DynamoDB and DynamoDB Local do, dynalite does not. */
+let transactions: boolean | undefined;
 
 const orderKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: ORDER_SK });
 export const ordersByMonthKey = (pixelId: string, month: string) => `PIXEL#${pixelId}#ORDERS#${month}`;
@@ -102,9 +117,10 @@ export async function upsertOrders(pixelId: string, sources: readonly OrderSourc
       item,
     ]),
   );
-  const outcomes = await mapWithConcurrency([...byOrder], WRITE_CONCURRENCY, ([orderId, orderSources]) =>
-    applySources(pixelId, orderId, orderSources, retractions.filter((retraction) => retraction.orderId === orderId), stored.get(orderId)),
-  );
+  const retractionsOf = new Map<string, OrderRetraction[]>();
+  for (const retraction of retractions) retractionsOf.set(retraction.orderId, [...(retractionsOf.get(retraction.orderId) ?? []), retraction]);
+  const work = [...byOrder].map(([orderId, orderSources]): OrderWork => ({ orderId, sources: orderSources, retractions: retractionsOf.get(orderId) ?? [], item: stored.get(orderId) }));
+  const outcomes = transactions === false ? await applyOneByOne(pixelId, work) : await applyInTransactions(pixelId, work);
   for (const { outcome, order, deleted } of outcomes) {
     result[outcome]++;
     if (order) result.orders.push(order);
@@ -115,74 +131,143 @@ export async function upsertOrders(pixelId: string, sources: readonly OrderSourc
 
 type StoredSources = Record<string, Omit<OrderSource, 'key'>>;
 
-async function applySources(
-  pixelId: string,
-  orderId: string,
-  sources: readonly OrderSource[],
-  retractions: readonly OrderRetraction[],
-  firstRead: Record<string, unknown> | undefined,
-): Promise<{ outcome: Exclude<keyof UpsertOrdersResult, 'orders' | 'deleted'>; order?: VersionedOrder; deleted?: DeletedOrder }> {
-  let item = firstRead;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const live = item !== undefined && item.deleted !== true;
-    const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
-    const merged: StoredSources = { ...known };
-    let changed = false;
-    for (const { key, beforePos } of retractions) {
-      const current = merged[key];
-      if (current !== undefined && current.pos > beforePos) {
-        delete merged[key];
-        changed = true;
-      }
-    }
-    for (const { key, ...source } of sources) {
-      const current = merged[key];
-      if (current === undefined || source.pos < current.pos) {
-        merged[key] = source;
-        changed = true;
-      }
-    }
-    if (!changed) {
-      // A retry after a crash reports the deletion again, so read models still hear of it.
-      if (item && !live) return { outcome: 'unchanged', deleted: { orderId, version: item.version as number } };
-      return { outcome: 'unchanged', ...(item ? { order: versionedOrderOf(item) } : {}) };
-    }
-    const version = item ? (item.version as number) : 0;
-    const versionCondition = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
-    if (Object.keys(merged).length === 0) {
-      // Only taken-back statements were left: the order never existed.
-      try {
-        await documentClient.send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...orderKey(pixelId, orderId), ...(item?.GSI1PK ? { GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK } : {}), orderId, deleted: true, sources: '{}', version: version + 1 },
-            ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
-          }),
-        );
-        return { outcome: 'updated', deleted: { orderId, version: version + 1 } };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
-        item = await readItem(pixelId, orderId);
-        continue;
-      }
-    }
-    const next = foldSources(merged);
-    try {
-      await documentClient.send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: orderItem(pixelId, next, merged, version + 1),
-          ...(item ? versionCondition : { ConditionExpression: 'attribute_not_exists(PK)' }),
-        }),
-      );
-      const outcome = !live ? 'created' : fingerprint(stateOf(item!)) === fingerprint(next) ? 'unchanged' : 'updated';
-      return { outcome, order: { order: next.order, version: version + 1 } };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
-      item = await readItem(pixelId, orderId);
+interface OrderWork {
+  orderId: string;
+  sources: readonly OrderSource[];
+  retractions: readonly OrderRetraction[];
+  /** The order's item as last read (undefined: not stored). */
+  item: Record<string, unknown> | undefined;
+}
+
+type Outcome = { outcome: Exclude<keyof UpsertOrdersResult, 'orders' | 'deleted'>; order?: VersionedOrder; deleted?: DeletedOrder };
+
+/** What folding the sources into the item read calls for: nothing, or one conditional Put whose success is `written`. */
+type Plan = { done: Outcome } | { put: { Item: Record<string, unknown>; ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }; written: Outcome };
+
+/** The merge rules: a retraction takes back a later statement, a source replaces one under its key only when it is earlier in the log. */
+function planWrite(pixelId: string, { orderId, sources, retractions, item }: OrderWork): Plan {
+  const live = item !== undefined && item.deleted !== true;
+  const known: StoredSources = item?.sources ? (JSON.parse(item.sources as string) as StoredSources) : {};
+  const merged: StoredSources = { ...known };
+  let changed = false;
+  for (const { key, beforePos } of retractions) {
+    const current = merged[key];
+    if (current !== undefined && current.pos > beforePos) {
+      delete merged[key];
+      changed = true;
     }
   }
-  throw new RetryableFault(`Order ${orderId} kept changing under concurrent writes`);
+  for (const { key, ...source } of sources) {
+    const current = merged[key];
+    if (current === undefined || source.pos < current.pos) {
+      merged[key] = source;
+      changed = true;
+    }
+  }
+  if (!changed) {
+    // A retry after a crash reports the deletion again, so read models still hear of it.
+    if (item && !live) return { done: { outcome: 'unchanged', deleted: { orderId, version: item.version as number } } };
+    return { done: { outcome: 'unchanged', ...(item ? { order: versionedOrderOf(item) } : {}) } };
+  }
+  const version = item ? (item.version as number) : 0;
+  const condition = item
+    ? { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } }
+    : { ConditionExpression: 'attribute_not_exists(PK)' };
+  if (Object.keys(merged).length === 0) {
+    // Only taken-back statements were left: the order never existed.
+    return {
+      put: { Item: { ...orderKey(pixelId, orderId), ...(item?.GSI1PK ? { GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK } : {}), orderId, deleted: true, sources: '{}', version: version + 1 }, ...condition },
+      written: { outcome: 'updated', deleted: { orderId, version: version + 1 } },
+    };
+  }
+  const next = foldSources(merged);
+  const outcome = !live ? 'created' : fingerprint(stateOf(item!)) === fingerprint(next) ? 'unchanged' : 'updated';
+  return { put: { Item: orderItem(pixelId, next, merged, version + 1), ...condition }, written: { outcome, order: { order: next.order, version: version + 1 } } };
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException';
+
+/**
+ * Rounds of: fold every order still to write, write the changed ones in transactions, read again
+ * the orders of any transaction that was cancelled (a failed version condition, or a conflict with
+ * another writer's transaction), which wrote none of them.
+ */
+async function applyInTransactions(pixelId: string, work: readonly OrderWork[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let pending = work;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === MAX_ATTEMPTS) throw new RetryableFault(`${pending.length} order(s) kept changing under concurrent writes`);
+    const writes: Array<{ work: OrderWork; plan: Extract<Plan, { put: unknown }> }> = [];
+    for (const one of pending) {
+      const plan = planWrite(pixelId, one);
+      if ('done' in plan) outcomes.push(plan.done);
+      else writes.push({ work: one, plan });
+    }
+    const again: OrderWork[] = [];
+    await mapWithConcurrency(transactionChunks(writes), TRANSACTION_CONCURRENCY, async (chunk) => {
+      if (transactions === false) {
+        outcomes.push(...(await applyOneByOne(pixelId, chunk.map(({ work: one }) => one))));
+        return;
+      }
+      try {
+        // Up to 100 items: a bulk call, with the bulk client's longer attempt timeout.
+        await bulkDocumentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ plan }) => ({ Put: { TableName: tableName(), ...plan.put } })) }));
+        transactions = true;
+        outcomes.push(...chunk.map(({ plan }) => plan.written));
+      } catch (error) {
+        if ((error as Error).name === 'UnknownOperationException') {
+          transactions = false;
+          outcomes.push(...(await applyOneByOne(pixelId, chunk.map(({ work: one }) => one))));
+          return;
+        }
+        if ((error as Error).name !== 'TransactionCanceledException') throw error;
+        const fresh = new Map((await batchGet(chunk.map(({ work: one }) => orderKey(pixelId, one.orderId)))).map((item) => [item.orderId as string, item]));
+        again.push(...chunk.map(({ work: one }) => ({ ...one, item: fresh.get(one.orderId) })));
+      }
+    });
+    pending = again;
+  }
+  return outcomes;
+}
+
+/** Writes in groups DynamoDB takes in one transaction: at most 100 items, and far below its 4 MB. */
+function transactionChunks<T extends { plan: { put: { Item: Record<string, unknown> } } }>(writes: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const write of writes) {
+    const size = JSON.stringify(write.plan.put.Item).length;
+    if (chunk.length === TRANSACTION_ITEMS || (chunk.length > 0 && bytes + size > TRANSACTION_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(write);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** The same folds without transactions: one conditional PutItem per order, a lost race read again and folded again. */
+function applyOneByOne(pixelId: string, work: readonly OrderWork[]): Promise<Outcome[]> {
+  return mapWithConcurrency(work, WRITE_CONCURRENCY, (one) => applySources(pixelId, one));
+}
+
+async function applySources(pixelId: string, work: OrderWork): Promise<Outcome> {
+  let item = work.item;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const plan = planWrite(pixelId, { ...work, item });
+    if ('done' in plan) return plan.done;
+    try {
+      await documentClient.send(new PutCommand({ TableName: tableName(), ...plan.put }));
+      return plan.written;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      item = await readItem(pixelId, work.orderId);
+    }
+  }
+  throw new RetryableFault(`Order ${work.orderId} kept changing under concurrent writes`);
 }
 
 /**

@@ -5,12 +5,13 @@
  * warm Lambda container holding a few very large pixels still stays within its memory.
  */
 export class VersionedCache<V> {
-  private readonly entries = new Map<string, { version: number; value: V; weight: number }>();
+  // A version is a number, or any string that changes with every write (a number and a random stamp).
+  private readonly entries = new Map<string, { version: number | string; value: V; weight: number }>();
   private totalWeight = 0;
 
   constructor(private readonly limits: { maxEntries: number; maxWeight: number; weigh: (value: V) => number }) {}
 
-  get(key: string, version: number): V | undefined {
+  get(key: string, version: number | string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version) return undefined;
     // Map keeps insertion order: re-inserting marks the entry most recently used.
@@ -19,7 +20,7 @@ export class VersionedCache<V> {
     return entry.value;
   }
 
-  set(key: string, version: number, value: V): void {
+  set(key: string, version: number | string, value: V): void {
     this.delete(key);
     const weight = this.limits.weigh(value);
     if (weight > this.limits.maxWeight) return;

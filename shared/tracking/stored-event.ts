@@ -68,8 +68,15 @@ function hashedUser(user: TrackingEventInput['user']): StoredEvent['user'] {
   });
 }
 
-/** The object without its undefined members, or undefined when nothing is left. */
+/**
+ * The object without its undefined members, or undefined when nothing is left. A plain loop: it
+ * runs three times per accepted event, on the request path.
+ */
 function withoutEmpty<T extends Record<string, unknown>>(value: T): T | undefined {
-  const entries = Object.entries(value).filter(([, member]) => member !== undefined);
-  return entries.length > 0 ? (Object.fromEntries(entries) as T) : undefined;
+  let result: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || value[key] === undefined) continue;
+    (result ??= {})[key] = value[key];
+  }
+  return result as T | undefined;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { gzipSync } from 'node:zlib';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
 import { RetryableFault } from '../../shared/faults';
@@ -88,5 +89,21 @@ describe('the eventId dedup index', () => {
     await expect(writeDedupIndex(stale, [marker(ids[1]!)], 0)).rejects.toBeInstanceOf(RetryableFault);
     const again = await readDedupIndex(pixelId, ids, pageKeyOf(pixelId));
     expect([...again.markers.keys()]).toEqual([ids[0]]);
+  });
+
+  it('reads a page another process wrote anew under a key and version this process has cached (its stamp differs)', async () => {
+    const pixelId = 'px_dedup_stamp';
+    const [mine, theirs] = ['mine', 'theirs'].map((prefix) => Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`).find((id) => dedupBucketOf(id) === 5)!);
+    await projectLogEntries(pixelId, [entry(pixelId, '2026-03-12T00:00:00.000Z', [event(mine!, '2026-03-12T10:00:00.000Z')])], { projectors: [] });
+    // Cached here at version 1. Then the page expires (TTL deletes it) and another consumer creates it again, at version 1 too.
+    const [page] = (await indexPages(pixelId)).filter((item) => String(item.PK).endsWith('#EVIDX#05'));
+    expect(page?.version).toBe(1);
+    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: page!.PK, SK: page!.SK } }));
+    const data = gzipSync(JSON.stringify([[theirs, { p: '01JTHEIRS#000', d: '2026-03-12', t: 1_900_000_000 }]]));
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { PK: page!.PK, SK: page!.SK, data, count: 1, version: 1, stamp: 'another-process', ttl: 1_900_000_000 } }));
+
+    const index = await readDedupIndex(pixelId, [mine!, theirs!], pageKeyOf(pixelId));
+    expect([...index.markers.keys()]).toEqual([theirs]);
+    expect(index.markers.get(theirs!)?.pos).toBe('01JTHEIRS#000');
   });
 });

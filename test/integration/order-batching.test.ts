@@ -1,0 +1,3 @@
+import { orderBatchingSuite } from '../support/order-batching-suite';
+
+orderBatchingSuite('dynalite');
