@@ -21,6 +21,7 @@ import {
   type SeriesPoint,
 } from './ad-series';
 import type { FxTable } from './fx-table';
+import { JsonText } from '../http/json-text';
 
 /** One ad's series in the columnar format: `day` indexes the response's calendar; one array per measure. */
 export type ColumnarSeries = { day: number[] } & Record<string, Array<number | null> | number[]>;
@@ -69,31 +70,89 @@ export async function queryAds(pixelId: string, request: QueryAdsRequest) {
     hasMore: request.offset + page.length < matching.length,
   };
   const series = await buildSeries(context, page, request);
-  if (request.format === 'columnar') {
-    return {
-      format: 'columnar' as const,
-      ...(series ? { calendar: { primary: calendarColumns(series.primaryCalendar), ...(series.compareCalendar ? { compare: calendarColumns(series.compareCalendar) } : {}) } } : {}),
-      rows: page.map((ad, index): ColumnarAdRow => {
-        const details = basicDetails(ad, request.currency, fx);
-        if (!series) return { basicDetails: details };
-        const { primary, compare } = series.byAd[index] as AdSeries;
-        return { basicDetails: details, data: { primary: toColumns(primary), ...(compare ? { compare: toColumns(compare) } : {}) } };
-      }),
-      pagination,
-    };
-  }
-  return {
-    rows: page.map((ad, index): AdRow => {
-      const details = basicDetails(ad, request.currency, fx);
-      if (!series) return { basicDetails: details };
+  return new JsonText(request.format === 'columnar' ? columnarText(page, series, request, fx, pagination) : rowsText(page, series, request, fx, pagination));
+}
+
+type Pagination = QueryAdsPage['pagination'];
+
+/** The body of a query-ads answer, for callers that read it as an object rather than send it. */
+export interface QueryAdsPage {
+  format?: 'columnar';
+  calendar?: { primary: CalendarColumns; compare?: CalendarColumns };
+  rows: Array<AdRow | ColumnarAdRow>;
+  pagination: { limit: number; offset: number; total: number; hasMore: boolean };
+}
+
+/*
+ * The answer is written as JSON text directly (http/json-text.ts): each point is its calendar
+ * day's bounds, written once per request, and its values, with no object per point. The text is
+ * what JSON.stringify gives for the shapes AdRow and ColumnarAdRow: the same keys in the same order.
+ */
+
+function rowsText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): string {
+  const primaryDays = series && pointPrefixes(series.primaryCalendar);
+  const compareDays = series?.compareCalendar && pointPrefixes(series.compareCalendar);
+  const parts: string[] = ['{"rows":['];
+  page.forEach((ad, index) => {
+    parts.push(index === 0 ? '{"basicDetails":' : ',{"basicDetails":', JSON.stringify(basicDetails(ad, request.currency, fx)));
+    if (series) {
       const { primary, compare } = series.byAd[index] as AdSeries;
-      return {
-        basicDetails: details,
-        data: { primary: toPoints(primary, series.primaryCalendar), ...(compare && series.compareCalendar ? { compare: toPoints(compare, series.compareCalendar) } : {}) },
-      };
-    }),
-    pagination,
-  };
+      parts.push(',"data":{"primary":', pointsText(primary, primaryDays as string[]));
+      if (compare && compareDays) parts.push(',"compare":', pointsText(compare, compareDays));
+      parts.push('}');
+    }
+    parts.push('}');
+  });
+  parts.push('],"pagination":', JSON.stringify(pagination), '}');
+  return parts.join('');
+}
+
+function columnarText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): string {
+  const parts: string[] = ['{"format":"columnar"'];
+  if (series) {
+    const calendar = { primary: calendarColumns(series.primaryCalendar), ...(series.compareCalendar ? { compare: calendarColumns(series.compareCalendar) } : {}) };
+    parts.push(',"calendar":', JSON.stringify(calendar));
+  }
+  parts.push(',"rows":[');
+  page.forEach((ad, index) => {
+    parts.push(index === 0 ? '{"basicDetails":' : ',{"basicDetails":', JSON.stringify(basicDetails(ad, request.currency, fx)));
+    if (series) {
+      const { primary, compare } = series.byAd[index] as AdSeries;
+      parts.push(',"data":{"primary":', columnsText(primary));
+      if (compare) parts.push(',"compare":', columnsText(compare));
+      parts.push('}');
+    }
+    parts.push('}');
+  });
+  parts.push('],"pagination":', JSON.stringify(pagination), '}');
+  return parts.join('');
+}
+
+/** `{"dt":…,"start":…,"end":…` of each calendar day: the unclosed start of its points. */
+function pointPrefixes(calendar: RangeCalendar): string[] {
+  return calendar.days.map((day) => `{"dt":${JSON.stringify(day.date)},"start":${JSON.stringify(day.startLabel)},"end":${JSON.stringify(day.endLabel)}`);
+}
+
+/** A value as JSON.stringify writes it (values are finite or null; a non-finite number is null there too). */
+const numberText = (value: number | null): string => (value !== null && Number.isFinite(value) ? String(value) : 'null');
+
+function pointsText(series: ColumnSeries, dayPrefixes: readonly string[]): string {
+  const measures = Object.keys(series.values);
+  const keys = measures.map((measure) => `,${JSON.stringify(measure)}:`);
+  const columns = measures.map((measure) => series.values[measure] as Array<number | null>);
+  let text = '[';
+  for (let i = 0; i < series.day.length; i++) {
+    text += (i === 0 ? '' : ',') + (dayPrefixes[series.day[i] as number] as string);
+    for (let m = 0; m < columns.length; m++) text += (keys[m] as string) + numberText((columns[m] as Array<number | null>)[i] as number | null);
+    text += '}';
+  }
+  return `${text}]`;
+}
+
+function columnsText(series: ColumnSeries): string {
+  let text = `{"day":${JSON.stringify(series.day)}`;
+  for (const [measure, values] of Object.entries(series.values)) text += `,${JSON.stringify(measure)}:${JSON.stringify(values)}`;
+  return `${text}}`;
 }
 
 interface MetricsContext {
@@ -168,7 +227,13 @@ interface AdSeries {
   compare?: ColumnSeries;
 }
 
-async function buildSeries(context: MetricsContext, page: readonly Ad[], request: QueryAdsRequest) {
+interface PageSeries {
+  primaryCalendar: RangeCalendar;
+  compareCalendar: RangeCalendar | undefined;
+  byAd: AdSeries[];
+}
+
+async function buildSeries(context: MetricsContext, page: readonly Ad[], request: QueryAdsRequest): Promise<PageSeries | undefined> {
   const { measures, primaryRange, compareRange } = request;
   if (measures.length === 0 || !primaryRange) return undefined;
   const primaryCalendar = rangeCalendar(primaryRange, request.timezone);
@@ -223,20 +288,6 @@ function monthSpan(start: number, end: number): number[] {
   const months: number[] = [];
   for (let month = monthIndex(start); month <= monthIndex(end - 1); month++) months.push(month);
   return months;
-}
-
-function toPoints(series: ColumnSeries, calendar: RangeCalendar): SeriesPoint[] {
-  const measures = Object.keys(series.values);
-  return series.day.map((dayIndex, i) => {
-    const day = calendar.days[dayIndex] as RangeCalendar['days'][number];
-    const point: SeriesPoint = { dt: day.date, start: day.startLabel, end: day.endLabel };
-    for (const measure of measures) point[measure] = (series.values[measure] as Array<number | null>)[i] as number | null;
-    return point;
-  });
-}
-
-function toColumns(series: ColumnSeries): ColumnarSeries {
-  return { day: series.day, ...series.values } as ColumnarSeries;
 }
 
 function calendarColumns(calendar: RangeCalendar): CalendarColumns {
