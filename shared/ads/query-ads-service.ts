@@ -21,7 +21,7 @@ import {
   type SeriesPoint,
 } from './ad-series';
 import type { FxTable } from './fx-table';
-import { JsonText } from '../http/json-text';
+import { AsciiJsonWriter, type JsonText } from '../http/json-text';
 
 /** One ad's series in the columnar format: `day` indexes the response's calendar; one array per measure. */
 export type ColumnarSeries = { day: number[] } & Record<string, Array<number | null> | number[]>;
@@ -70,7 +70,7 @@ export async function queryAds(pixelId: string, request: QueryAdsRequest) {
     hasMore: request.offset + page.length < matching.length,
   };
   const series = await buildSeries(context, page, request);
-  return new JsonText(request.format === 'columnar' ? columnarText(page, series, request, fx, pagination) : rowsText(page, series, request, fx, pagination));
+  return request.format === 'columnar' ? columnarText(page, series, request, fx, pagination) : rowsText(page, series, request, fx, pagination);
 }
 
 type Pagination = QueryAdsPage['pagination'];
@@ -89,10 +89,11 @@ export interface QueryAdsPage {
  * what JSON.stringify gives for the shapes AdRow and ColumnarAdRow: the same keys in the same order.
  */
 
-function rowsText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): string {
+function rowsText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): JsonText {
   const primaryDays = series && pointDays(series.primaryCalendar);
   const compareDays = series?.compareCalendar && pointDays(series.compareCalendar);
-  const parts: string[] = ['{"rows":['];
+  const parts = new AsciiJsonWriter();
+  parts.push('{"rows":[');
   page.forEach((ad, index) => {
     parts.push(index === 0 ? '{"basicDetails":' : ',{"basicDetails":', asciiJson(basicDetails(ad, request.currency, fx)));
     if (series) {
@@ -104,11 +105,12 @@ function rowsText(page: readonly Ad[], series: PageSeries | undefined, request: 
     parts.push('}');
   });
   parts.push('],"pagination":', JSON.stringify(pagination), '}');
-  return parts.join('');
+  return parts.finish();
 }
 
-function columnarText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): string {
-  const parts: string[] = ['{"format":"columnar"'];
+function columnarText(page: readonly Ad[], series: PageSeries | undefined, request: QueryAdsRequest, fx: FxTable, pagination: Pagination): JsonText {
+  const parts = new AsciiJsonWriter();
+  parts.push('{"format":"columnar"');
   if (series) {
     const calendar = { primary: calendarColumns(series.primaryCalendar), ...(series.compareCalendar ? { compare: calendarColumns(series.compareCalendar) } : {}) };
     parts.push(',"calendar":', JSON.stringify(calendar));
@@ -125,7 +127,7 @@ function columnarText(page: readonly Ad[], series: PageSeries | undefined, reque
     parts.push('}');
   });
   parts.push('],"pagination":', JSON.stringify(pagination), '}');
-  return parts.join('');
+  return parts.finish();
 }
 
 /**
