@@ -4,7 +4,16 @@ import { generateDemoAds, generateDemoFxRates } from '../lib/local/demo-ads';
 import type { AdImport } from '../shared/schemas/ad-import';
 import type { AdListingCase, AdListingDataset, QueryAdsResponse } from './ad-listing-cases';
 import { startBenchStore, type StoreMode } from './bench-store';
-import { importHandlers, invoke, scopesNeeded, type Credentials } from './invoke';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../lib/bundling';
+import type { ServerMessage, ServerReply } from './ad-listing-server';
+import { deadlineOverride, eventFor, readResult, scopesNeeded, type BenchRequest, type Credentials, type HandlerResult, type Invocation } from './invoke';
 import { roundMs, summarize } from './stats';
 
 export interface AdListingResult {
@@ -21,7 +30,10 @@ export interface AdListingResult {
     generateSeconds: number;
   };
   store: { mode: StoreMode; peakRssBytes: number | null };
-  /** Peak RSS of the process that ran the section (handlers, SDK, generator; and the store when in-process). */
+  /**
+   * Peak RSS of the process that ran the section: the generator, the import, the client's decoding
+   * (and the store when in-process); not the serving process's, which each case reports.
+   */
   peakRssBytes: number;
   cases: Record<string, AdListingCaseResult>;
   /** Cases that could not be measured, with why (a 503 past the function's deadline, say). */
@@ -40,8 +52,8 @@ export interface AdListingCaseResult {
   /** The body as it leaves the function: gzipped (base64) when large. */
   wireBytes: number;
   /**
-   * Highest RSS of the section process sampled during the case's requests (every 10 ms, after a
-   * full garbage collection before the case): the handler's working set on top of the runtime.
+   * Peak RSS (the kernel's high-water mark) of the process that served the case and nothing else:
+   * a fresh Node process that loaded the handler and answered the warm-up and measured requests.
    */
   peakRssBytes: number;
 }
@@ -75,7 +87,9 @@ export async function measureAdListing(options: {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const config = { ...localConfig(), tableName: 'merchant-analytics-bench-ads', eventBusName: 'merchant-analytics-bench' };
   const store = await startBenchStore(options.storeMode);
+  const serverDir = mkdtempSync(join(tmpdir(), 'merchant-analytics-bench-ads-server-'));
   try {
+    const serverBundle = await bundleServer(serverDir);
     await ensureTable(store.endpoint, config.tableName);
     // Query-ads publishes no events, so no EventBridge stand-in is needed.
     useLocalServices(config, { dynamodb: store.endpoint });
@@ -99,7 +113,6 @@ export async function measureAdListing(options: {
     const importedHistory = await importDataset(history);
     log(`  ${importedHistory.hourlyRows.toLocaleString('en-US')} hourly rows in ${importedHistory.importSeconds.toFixed(1)} s`);
 
-    const handlers = await importHandlers([ROUTE_ID], options.projectRoot);
     const { mintApiKey } = await import('../shared/auth/api-key-service');
     const { BENCH_RATE_LIMITS } = await import('./bench-keys');
     const credentialsOf = async (pixelId: string): Promise<Credentials> => ({
@@ -115,7 +128,7 @@ export async function measureAdListing(options: {
       const pixel = listingCase.pixel ?? 'main';
       if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, false);
       try {
-        cases[listingCase.id] = await measureCase(listingCase, dataset, handlers, credentials[pixel]);
+        cases[listingCase.id] = await measureCase(listingCase, dataset, credentials[pixel], serverBundle);
       } catch (error) {
         // One case past the deadline on a loaded machine must not cost the other figures.
         failed[listingCase.id] = (error as Error).message.slice(0, 300);
@@ -142,6 +155,7 @@ export async function measureAdListing(options: {
     };
   } finally {
     await store.close();
+    rmSync(serverDir, { recursive: true, force: true });
   }
 }
 
@@ -191,13 +205,8 @@ async function importDataset(dataset: AdListingDataset) {
   return { hourlyRows, fxDates: fxRates.length, importSeconds: (performance.now() - started) / 1000, generateSeconds: generateMs / 1000 };
 }
 
-async function measureCase(
-  listingCase: AdListingCase,
-  dataset: AdListingDataset,
-  handlers: Awaited<ReturnType<typeof importHandlers>>,
-  credentials: Credentials,
-): Promise<AdListingCaseResult> {
-  const request = {
+async function measureCase(listingCase: AdListingCase, dataset: AdListingDataset, credentials: Credentials, serverBundle: string): Promise<AdListingCaseResult> {
+  const request: BenchRequest = {
     routeId: ROUTE_ID,
     body: { pixelId: credentials.pixelId, ...listingCase.body(dataset) },
     // The old path is measured for comparison, not held to the function's 10 s: on a loaded
@@ -205,42 +214,116 @@ async function measureCase(
     ...(listingCase.readsHours ? { timeoutMs: 120_000 } : {}),
   };
   const label = `adListing.${listingCase.id}`;
-
-  const first = await invoke(label, request, handlers, credentials);
-  const response = JSON.parse(first.body) as QueryAdsResponse;
+  const server = await ServingProcess.start(serverBundle);
   try {
-    listingCase.check(response, dataset);
-  } catch (error) {
-    throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
-  }
-  for (let i = 1; i < listingCase.warmupRequests; i++) await invoke(label, request, handlers, credentials);
+    const invoke = (): Promise<Invocation> => server.invoke(label, request, credentials);
+    const first = await invoke();
+    const response = JSON.parse(first.body) as QueryAdsResponse;
+    try {
+      listingCase.check(response, dataset);
+    } catch (error) {
+      throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
+    }
+    for (let i = 1; i < listingCase.warmupRequests; i++) await invoke();
 
-  const durations: number[] = [];
-  (globalThis as { gc?: () => void }).gc?.();
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 10);
-  try {
+    const durations: number[] = [];
     for (let i = 0; i < listingCase.requests; i++) {
-      const { elapsedMs, body } = await invoke(label, request, handlers, credentials);
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      const { elapsedMs, body } = await invoke();
       // Same data, same question: any other answer means the requests did not all do the same work.
       if (body.length !== first.body.length) throw new Error(`${label}: response ${i} is ${body.length} characters, the first was ${first.body.length}`);
       durations.push(elapsedMs);
     }
+    const summary = summarize(durations);
+    return {
+      description: listingCase.description,
+      requests: summary.count,
+      p50Ms: roundMs(summary.median),
+      p99Ms: roundMs(summary.p99),
+      meanMs: roundMs(summary.mean),
+      maxMs: roundMs(summary.max),
+      rowsPerResponse: response.rows.length,
+      responseBytes: Buffer.byteLength(first.body, 'utf8'),
+      wireBytes: first.wireBytes,
+      peakRssBytes: await server.peakRssBytes(),
+    };
   } finally {
-    clearInterval(sampler);
+    server.close();
   }
-  const summary = summarize(durations);
-  return {
-    description: listingCase.description,
-    requests: summary.count,
-    p50Ms: roundMs(summary.median),
-    p99Ms: roundMs(summary.p99),
-    meanMs: roundMs(summary.mean),
-    maxMs: roundMs(summary.max),
-    rowsPerResponse: response.rows.length,
-    responseBytes: Buffer.byteLength(first.body, 'utf8'),
-    wireBytes: first.wireBytes,
-    peakRssBytes: peakRss,
-  };
+}
+
+/**
+ * Bundles the serving process (ad-listing-server.ts: the query-ads handler and a small driver)
+ * with the deployed esbuild settings, laid out like a Lambda asset (CommonJS, source map beside).
+ */
+async function bundleServer(dir: string): Promise<string> {
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  const file = join(dir, 'index.js');
+  const result = await build(esbuildOptions(fileURLToPath(new URL('./ad-listing-server.ts', import.meta.url)), file));
+  if (result.errors.length > 0) throw new Error(`esbuild failed for the ad-listing server: ${result.errors.map((error) => error.text).join('; ')}`);
+  return file;
+}
+
+/**
+ * A case's serving process, one request at a time: a plain `node` with source maps enabled (the
+ * stack sets NODE_OPTIONS=--enable-source-maps), this process's environment (the store endpoint
+ * and table) and no loader. The events are built here and the answers decoded here, outside the
+ * timed span and outside the server's memory.
+ */
+class ServingProcess {
+  private pending: ((reply: ServerReply) => void) | undefined;
+  private exitError: Error | undefined;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (reply: ServerReply) => {
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve?.(reply);
+    });
+    child.once('exit', (code, signal) => {
+      this.exitError = new Error(`the serving process exited (${signal ?? code})`);
+      this.pending?.({ error: this.exitError.message });
+      this.pending = undefined;
+    });
+  }
+
+  static async start(bundle: string): Promise<ServingProcess> {
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    // BENCH_AD_LISTING_CPU_PROF=<dir>: each serving process writes its V8 CPU profile there.
+    const profileDir = process.env.BENCH_AD_LISTING_CPU_PROF;
+    const execArgv = ['--enable-source-maps', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+    const child = fork(bundle, [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const server = new ServingProcess(child);
+    // The first message says the handler is loaded.
+    await server.ask(undefined);
+    return server;
+  }
+
+  private ask(message: ServerMessage | undefined): Promise<ServerReply> {
+    if (this.exitError) return Promise.reject(this.exitError);
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      if (message) this.child.send(message);
+    });
+  }
+
+  async invoke(label: string, request: BenchRequest, credentials: Credentials): Promise<Invocation> {
+    const requestId = randomBytes(12).toString('base64url');
+    const event = eventFor(label, request, credentials, requestId);
+    const timeoutMs = request.timeoutMs ?? deadlineOverride();
+    const reply = await this.ask({ type: 'invoke', event, requestId, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    if ('error' in reply) throw new Error(`${label}: ${reply.error}`);
+    const { elapsedMs, result } = reply as { elapsedMs: number; result: HandlerResult };
+    return readResult(label, elapsedMs, result);
+  }
+
+  async peakRssBytes(): Promise<number> {
+    const reply = await this.ask({ type: 'peak' });
+    if (!('peakRssBytes' in reply)) throw new Error('the serving process did not report its peak RSS');
+    return reply.peakRssBytes;
+  }
+
+  close(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
 }

@@ -72,6 +72,28 @@ export async function invoke(
   handlers: ReadonlyMap<RouteId, LambdaHandler>,
   credentials: Credentials,
 ): Promise<Invocation> {
+  const { elapsedMs, result } = await invokeHandler(label, request, handlers, credentials);
+  return readResult(label, elapsedMs, result);
+}
+
+/** What a handler returned, as API Gateway receives it. */
+export interface HandlerResult {
+  statusCode?: number;
+  body?: string;
+  isBase64Encoded?: boolean;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The timed half of `invoke`: the handler's own work and nothing of the client's, so a section can
+ * run it in the serving process and decode the answer (`readResult`) in another one.
+ */
+export async function invokeHandler(
+  label: string,
+  request: BenchRequest,
+  handlers: ReadonlyMap<RouteId, LambdaHandler>,
+  credentials: Credentials,
+): Promise<{ elapsedMs: number; result: HandlerResult }> {
   const handler = handlers.get(request.routeId);
   if (!handler) throw new Error(`${label}: no handler imported for route ${request.routeId}`);
   const requestId = randomBytes(12).toString('base64url');
@@ -85,14 +107,13 @@ export async function invoke(
   const started = performance.now();
   const result = await handler(event, context);
   const elapsedMs = performance.now() - started;
-  const { statusCode, body = '', isBase64Encoded, headers = {} } = (result ?? {}) as {
-    statusCode?: number;
-    body?: string;
-    isBase64Encoded?: boolean;
-    headers?: Record<string, string>;
-  };
+  return { elapsedMs, result: (result ?? {}) as HandlerResult };
+}
+
+/** The client's half of `invoke`: checks the status and decodes the body. */
+export function readResult(label: string, elapsedMs: number, result: HandlerResult): Invocation {
+  const { statusCode, body = '', isBase64Encoded, headers = {} } = result;
   if (statusCode !== 200) throw new Error(`${label} answered ${statusCode ?? 'no status'}: ${body.slice(0, 500)}`);
-  // Decoding is the client's work, so it happens after the timed span.
   const bytes = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
   const text = headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
   return { elapsedMs, body: text, wireBytes: Buffer.byteLength(body, 'utf8') };
@@ -104,7 +125,7 @@ export async function invoke(
  * loaded (CI runs the quick bench beside the test suite), and the run is meant to show that every
  * case answers and produces figures.
  */
-function deadlineOverride(): number | undefined {
+export function deadlineOverride(): number | undefined {
   const value = process.env.BENCH_DEADLINE_MS;
   if (value === undefined) return undefined;
   const ms = Number(value);
@@ -112,7 +133,8 @@ function deadlineOverride(): number | undefined {
   return ms;
 }
 
-function eventFor(label: string, request: BenchRequest, credentials: Credentials, requestId: string): APIGatewayProxyEventV2 {
+/** The API Gateway event of a request; built outside any timed span, since building it is API Gateway's work. */
+export function eventFor(label: string, request: BenchRequest, credentials: Credentials, requestId: string): APIGatewayProxyEventV2 {
   const route = routes[request.routeId];
   const pathParameters = request.pathParameters ?? {};
   const path = route.path.replace(/\{([^}]+)\}/g, (_segment, name: string) => {

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { JsonText } from './json-text';
 
 /** Every response body of this API is JSON, errors included. */
 export function jsonResponse(
@@ -9,6 +10,6 @@ export function jsonResponse(
   return {
     statusCode,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-    body: JSON.stringify(body),
+    body: body instanceof JsonText ? body.text : JSON.stringify(body),
   };
 }

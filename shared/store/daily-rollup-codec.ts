@@ -117,14 +117,52 @@ export function encodeCells(monthKey: string, cells: Float64Array): string {
   return out.join(',');
 }
 
-/** Cells with absolute day numbers again. */
+/** Exact powers of ten: every one up to 1e22 is a double with no rounding. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * Cells with absolute day numbers again. Read in place, without splitting the text into a string
+ * per number. A number of at most 15 significant digits, written as digits with an optional point
+ * (nearly every field), is read as an integer of its digits divided by a power of ten: both are
+ * exact doubles (below 2^53, at most 1e22) and the division is correctly rounded, so the result is
+ * the double nearest the decimal, what Number gives. Anything else (more digits, an exponent)
+ * goes through Number itself.
+ */
 export function decodeCells(monthKey: string, text: string): Float64Array {
   if (text === '') return new Float64Array(0);
-  const fields = text.split(',');
-  if (fields.length % CELL_STRIDE !== 0) throw new Error(`Daily rollup of month ${monthKey} is not a whole number of cells`);
+  let fieldCount = 1;
+  for (let comma = text.indexOf(','); comma >= 0; comma = text.indexOf(',', comma + 1)) fieldCount++;
+  if (fieldCount % CELL_STRIDE !== 0) throw new Error(`Daily rollup of month ${monthKey} is not a whole number of cells`);
   const base = monthStartOf(monthKey) / DAY_MS;
-  const cells = new Float64Array(fields.length);
-  for (let i = 0; i < fields.length; i++) cells[i] = Number(fields[i]);
+  const cells = new Float64Array(fieldCount);
+  let start = 0;
+  for (let field = 0; field < fieldCount; field++) {
+    let end = text.indexOf(',', start);
+    if (end < 0) end = text.length;
+    let i = start;
+    const negative = text.charCodeAt(i) === 45;
+    if (negative) i++;
+    let digits = 0;
+    let fractionDigits = -1;
+    let value = 0;
+    let simple = i < end;
+    for (; simple && i < end; i++) {
+      const code = text.charCodeAt(i);
+      if (code === 46 && fractionDigits < 0) fractionDigits = 0;
+      else if (code >= 48 && code <= 57) {
+        value = value * 10 + (code - 48);
+        digits++;
+        if (fractionDigits >= 0) fractionDigits++;
+      } else simple = false;
+    }
+    if (simple && digits > 0 && digits <= 15 && fractionDigits !== 0) {
+      if (fractionDigits > 0) value /= POWERS_OF_TEN[fractionDigits] as number;
+      cells[field] = negative ? -value : value;
+    } else {
+      cells[field] = Number(text.slice(start, end));
+    }
+    start = end + 1;
+  }
   for (let i = 0; i < cells.length; i += CELL_STRIDE) {
     cells[i] = (cells[i] as number) + base;
     cells[i + 1] = (cells[i + 1] as number) + base;

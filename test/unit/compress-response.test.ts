@@ -5,20 +5,20 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../shared/http/errors';
 import { MAX_RESPONSE_BODY_BYTES, compressResponse } from '../../shared/http/middleware/compress-response';
 
-function afterResponse(body: string, acceptEncoding?: string, howToNarrow?: string) {
+async function afterResponse(body: string, acceptEncoding?: string, howToNarrow?: string) {
   const request = {
     event: { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } } as unknown as APIGatewayProxyEventV2,
     response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body } as APIGatewayProxyStructuredResultV2,
   };
-  (compressResponse(howToNarrow).after as (r: typeof request) => void)(request);
+  await (compressResponse(howToNarrow).after as (r: typeof request) => Promise<void>)(request);
   return request.response;
 }
 
 const bigJson = JSON.stringify({ rows: Array.from({ length: 500 }, (_, i) => ({ id: i, name: `Video ${i}`, spend: i * 1.5 })) });
 
 describe('response compression', () => {
-  it('gzips a large body for a client that accepts gzip, and the client gets the same JSON back', () => {
-    const response = afterResponse(bigJson, 'gzip, deflate, br');
+  it('gzips a large body for a client that accepts gzip, and the client gets the same JSON back', async () => {
+    const response = await afterResponse(bigJson, 'gzip, deflate, br');
     expect(response).toMatchObject({ isBase64Encoded: true, headers: { 'content-encoding': 'gzip', vary: 'accept-encoding' } });
     expect(gunzipSync(Buffer.from(response.body!, 'base64')).toString('utf8')).toBe(bigJson);
   });
@@ -27,29 +27,39 @@ describe('response compression', () => {
     ['no Accept-Encoding', undefined],
     ['only deflate', 'deflate'],
     ['gzip refused with q=0', 'gzip;q=0, identity'],
-  ])('leaves the body as it is for %s', (_, header) => {
-    expect(afterResponse(bigJson, header)).toMatchObject({ body: bigJson, headers: { vary: 'accept-encoding' } });
+  ])('leaves the body as it is for %s', async (_, header) => {
+    expect(await afterResponse(bigJson, header)).toMatchObject({ body: bigJson, headers: { vary: 'accept-encoding' } });
   });
 
-  it('leaves small bodies uncompressed even when gzip is accepted', () => {
-    expect(afterResponse('{"ok":true}', 'gzip').body).toBe('{"ok":true}');
+  it('leaves small bodies uncompressed even when gzip is accepted', async () => {
+    expect((await afterResponse('{"ok":true}', 'gzip')).body).toBe('{"ok":true}');
   });
 
-  it('answers 400 with a way out when the body is too large to send uncompressed', () => {
+  it('answers 400 with a way out when the body is too large to send uncompressed', async () => {
     const huge = JSON.stringify({ blob: 'x'.repeat(MAX_RESPONSE_BODY_BYTES) });
-    expect(() => afterResponse(huge)).toThrow(BadRequestError);
-    expect(() => afterResponse(huge)).toThrow(/Accept-Encoding: gzip/);
+    await expect(afterResponse(huge)).rejects.toThrow(BadRequestError);
+    await expect(afterResponse(huge)).rejects.toThrow(/Accept-Encoding: gzip/);
     // Repetitive JSON compresses far below the limit, so it is sent compressed instead.
-    expect(afterResponse(huge, 'gzip').isBase64Encoded).toBe(true);
+    expect((await afterResponse(huge, 'gzip')).isBase64Encoded).toBe(true);
   });
 
-  it('answers 400 when even the compressed body is too large', () => {
+  it('answers 400 when even the compressed body is too large', async () => {
     const incompressible = JSON.stringify({ blob: randomBytes(MAX_RESPONSE_BODY_BYTES).toString('base64') });
-    expect(() => afterResponse(incompressible, 'gzip')).toThrow(/even compressed.*fewer rows/);
+    await expect(afterResponse(incompressible, 'gzip')).rejects.toThrow(/even compressed.*fewer rows/);
   });
 
-  it("gives the endpoint's own advice when it has one (query-ads: the columnar format first)", () => {
+  it("gives the endpoint's own advice when it has one (query-ads: the columnar format first)", async () => {
     const huge = JSON.stringify({ blob: 'x'.repeat(MAX_RESPONSE_BODY_BYTES) });
-    expect(() => afterResponse(huge, undefined, 'ask for format "columnar"')).toThrow(/to get it compressed\); ask for format "columnar"$/);
+    await expect(afterResponse(huge, undefined, 'ask for format "columnar"')).rejects.toThrow(/to get it compressed\); ask for format "columnar"$/);
+  });
+
+  it('sends a multi-slice body as one gzip stream that inflates to the same JSON', async () => {
+    // Three 1 MB slices and a partial one, with text that crosses every cut.
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({ id: i, name: `Vidéo – ${i}`, spend: i * 1.37 }));
+    const body = JSON.stringify({ rows });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(3 * 1024 * 1024);
+    const response = await afterResponse(body, 'gzip');
+    expect(response.headers).toMatchObject({ 'content-encoding': 'gzip' });
+    expect(gunzipSync(Buffer.from(response.body!, 'base64')).toString('utf8')).toBe(body);
   });
 });

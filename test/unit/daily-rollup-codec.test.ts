@@ -74,6 +74,19 @@ describe('daily rollups of hourly metrics', () => {
     );
   });
 
+  it('decode any numbers exactly as Number reads each one, integers of every length included', () => {
+    const number = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e21), fc.integer({ min: -1e9, max: 1e9 }).map((n) => n / 100), fc.integer({ min: 0, max: 999_999_999 }).map((n) => n / 1e6), fc.constant(0.1), fc.constant(123456789012345.6));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(number, number, number, number, number, number, number), { maxLength: 20 }), (cellList) => {
+        const text = cellList.flat().map(String).join(',');
+        const base = Date.UTC(2026, 2, 1) / DAY_MS;
+        const expected = text === '' ? [] : text.split(',').map((field, i) => (i % CELL_STRIDE < 2 ? Number(field) + base : Number(field)));
+        expect([...decodeCells('2026-03', text)]).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('split a New York day at the UTC date line, so each part converts at its own date', () => {
     const at = (iso: string): HourlyMetrics => ({ hour: Date.parse(iso), spend: 1, impressions: 10, clicks: 1, conversions: 0, conversionValue: 0 });
     // March 1 in New York runs from 05:00Z on March 1 to 05:00Z on March 2.
