@@ -1,5 +1,6 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, emptyParts, HourSummer, needsConversion, type MetricParts } from '../ads/ad-series';
+import { adMeasureFromPlatformParts, addCell, cellsFromHours, emptyParts, HourSummer, needsConversion, rangeCalendar, RateCache, type MetricParts } from '../ads/ad-series';
+import { CELL_STRIDE } from '../store/daily-rollup-codec';
 import type { FxTable } from '../ads/fx-table';
 import { findDimension, measureFamily, type DimensionFamily } from '../catalog/dimensions';
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
@@ -294,6 +295,10 @@ function addAds(
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'channel');
+  if (DAY_GRANULARITIES.has(spec.granularity)) {
+    addAdDays(spec, range, data, fx, buckets, cellsFor, result);
+    return;
+  }
   for (const { ad, hours } of data.ads) {
     if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
     // The same conversion as the ad listing: each hour at its UTC date's rate.
@@ -308,6 +313,48 @@ function addAds(
       }
     }
     if (!summer.convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+  }
+}
+
+/** Granularities whose buckets are whole local days (clipped to the range): ad metrics sum by day cells. */
+export const DAY_GRANULARITIES: ReadonlySet<Granularity> = new Set(['day', 'week', 'month', 'quarter', 'year', 'none']);
+
+/**
+ * Ad metrics over buckets of whole local days, from the cells of each ad (daily-rollup-codec.ts)
+ * over the range's calendar in the query's zone: the daily rollups where the store has them
+ * (`cells`), else summed here from the hours, in hour order as the rollups are, so both give the
+ * same figures. Money converts cell by cell at the rate of the cell's UTC date, as the ad listing
+ * does (a local day spanning two UTC dates converts each part at its own).
+ */
+function addAdDays(
+  spec: QuerySpec,
+  range: InstantRange,
+  data: RangeData,
+  fx: FxTable,
+  buckets: Bucket[],
+  cellsFor: (bucket: number, values: DimensionValue[][]) => Cell[],
+  result: RangeResult,
+): void {
+  const filter = filterForFamily(spec.filters, 'channel');
+  const calendar = rangeCalendar(range, spec.timezone);
+  const bucketOfDay = calendar.days.map((day) => bucketIndex(buckets, day.start));
+  const rates = new RateCache((from) => (utcDate) => fx.convert(1, from, spec.currency, utcDate));
+  for (const { ad, hours, cells: given } of data.ads) {
+    if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
+    const cells = given ?? cellsFromHours(hours, calendar);
+    const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
+    let convertible = true;
+    // Consecutive cells of one day go to the same bucket cells, found once per day.
+    let day = -1;
+    let targets: Cell[] = [];
+    for (let i = 0; i < cells.length; i += CELL_STRIDE) {
+      if (cells[i] !== day) {
+        day = cells[i] as number;
+        targets = [...cellsFor(bucketOfDay[day]!, values), result.total];
+      }
+      for (const cell of targets) if (!addCell((cell.ads[ad.platform] ??= emptyParts()), cells, i, ad.currency, rates)) convertible = false;
+    }
+    if (!convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
   }
 }
 

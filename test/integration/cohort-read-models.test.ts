@@ -7,6 +7,7 @@ import { readModelSource, type QuerySource } from '../../shared/analytics/query-
 import { importOrdersFile } from '../../shared/orders/import-orders';
 import { queryCohortRequestSchema } from '../../shared/schemas/query-cohort';
 import { upsertFxRates } from '../../shared/store/fx-repository';
+import { readOrdersPlaced } from '../../shared/store/query-read-models';
 import { useFreshTable } from '../support/fresh-table';
 
 const PIXEL = 'px_cohort_store';
@@ -47,10 +48,13 @@ const request = (orderSettings: Record<string, unknown> = {}) =>
     orderSettings,
   });
 
-/** The same store read as if no order fact carried a customer digest: every customer's history is read. */
+/**
+ * The same store read as if no order fact carried a customer digest: every customer's history is
+ * read. From the whole facts, since the lean ones leave out the identifiers a usable digest replaces.
+ */
 const withoutDigests: QuerySource = {
   ...readModelSource,
-  ordersPlaced: async (pixelId, range) => (await readModelSource.ordersPlaced(pixelId, range)).map(({ customerDigest: _digest, ...order }) => order),
+  ordersPlaced: async (pixelId, range) => (await readOrdersPlaced(pixelId, range.start, range.end)).map(({ customerDigest: _digest, ...order }) => order),
 };
 
 const cells = (result: Awaited<ReturnType<typeof runCohortAnalysis>>) =>
