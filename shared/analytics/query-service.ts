@@ -6,7 +6,6 @@ import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadAdDirectory, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadAdCells } from '../ads/query-ads-service';
-import { rangeCalendar } from '../ads/ad-series';
 import { loadFxTable } from '../store/fx-repository';
 import { readCustomerHistory, readEventCounts, readEventFacts, readOrderFacts } from '../store/query-read-models';
 import { offsetMinutesAt } from '../time/zoned-time';
@@ -16,7 +15,7 @@ import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { CostBook } from '../costs/order-costs';
 import { loadCostSettings } from '../store/cost-settings-repository';
 import { loadSkuCosts } from '../store/sku-cost-repository';
-import { computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+import { calendarOf, computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
 
 /** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
 export interface QuerySource {
@@ -30,12 +29,13 @@ export interface QuerySource {
    */
   adCells?(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>>;
   /**
-   * Orders placed in the range; each may carry its customer digest (query-data.ts), and an order
-   * whose digest is usable may come without its customer's identifiers (store's `leanFact`).
+   * Orders placed in the range and, with `refunded`, the orders with a refund processed in the
+   * range, read together. Each may carry its customer digest (query-data.ts), and an order whose
+   * digest is usable may come without its customer's identifiers (store's `leanFact`). A source
+   * may leave out what the options do not ask for: items and shipping cost without `costs`, the
+   * digest without `customers`.
    */
-  ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
-  /** `ordersPlaced` and, with `refunded`, the orders with a refund processed in the range (same form), read together. */
-  orderFacts(pixelId: string, range: InstantRange, options: { refunded: boolean }): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }>;
+  orderFacts(pixelId: string, range: InstantRange, options: { refunded: boolean; costs: boolean; customers: boolean }): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }>;
   /** Every stored order of the customers of `orders` (read only for orders without a usable digest). */
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
   events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
@@ -54,8 +54,7 @@ export const readModelSource: QuerySource = {
   fxTable: loadFxTable,
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
-  adCells: async (pixelId, ads, range, timeZone) => loadAdCells(pixelId, await loadAdDirectory(pixelId), ads, rangeCalendar(range, timeZone), timeZone),
-  ordersPlaced: async (pixelId, range) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false })).placed,
+  adCells: async (pixelId, ads, range, timeZone) => loadAdCells(pixelId, await loadAdDirectory(pixelId), ads, calendarOf(range, timeZone), timeZone),
   orderFacts: (pixelId, range, options) => readOrderFacts(pixelId, range.start, range.end, options),
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
@@ -140,7 +139,7 @@ async function loadRange(
   const wantsRefundDays = wantsOrders && spec.orderSettings.refundDateAttribution === 'refund_date' && spec.measures.some((measure) => REFUND_MEASURES.includes(measure));
   const byDayCells = families.has('channel') && ads.length > 0 && DAY_GRANULARITIES.has(spec.granularity) && source.adCells !== undefined;
   const [{ placed: orders, refunded: refundedOrders }, events, hours, cells] = await Promise.all([
-    wantsOrders ? source.orderFacts(pixelId, range, { refunded: wantsRefundDays }) : { placed: [], refunded: [] },
+    wantsOrders ? source.orderFacts(pixelId, range, { refunded: wantsRefundDays, costs: needsCosts(spec.measures), customers: needsCustomerHistory(spec) }) : { placed: [], refunded: [] },
     families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range, readsUtm(spec)) : source.events(pixelId, range)) : [],
     families.has('channel') && ads.length > 0 && !byDayCells ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
     byDayCells ? source.adCells!(pixelId, ads, range, spec.timezone) : undefined,

@@ -54,7 +54,7 @@ const request = (orderSettings: Record<string, unknown> = {}) =>
  */
 const withoutDigests: QuerySource = {
   ...readModelSource,
-  ordersPlaced: async (pixelId, range) => (await readOrdersPlaced(pixelId, range.start, range.end)).map(({ customerDigest: _digest, ...order }) => order),
+  orderFacts: async (pixelId, range) => ({ placed: (await readOrdersPlaced(pixelId, range.start, range.end)).map(({ customerDigest: _digest, ...order }) => order), refunded: [] }),
 };
 
 const cells = (result: Awaited<ReturnType<typeof runCohortAnalysis>>) =>
@@ -78,7 +78,7 @@ describe('cohorts over the stored read models', () => {
   });
 
   it('answers from the customer digests exactly as from whole customer histories', async () => {
-    const placed = await readModelSource.ordersPlaced(PIXEL, { start: Date.parse('2025-12-01T00:00:00Z'), end: NOW });
+    const { placed } = await readModelSource.orderFacts(PIXEL, { start: Date.parse('2025-12-01T00:00:00Z'), end: NOW }, { refunded: false, costs: false, customers: true });
     expect(placed.map((order) => [order.orderId, order.customerDigest?.earlier?.length])).toEqual(
       expect.arrayContaining([['x-1', 1], ['y-3', 2], ['z-2', 1]]),
     );
