@@ -428,8 +428,9 @@ function packedCopies(o: Record<string, OrderEntry>, r: Record<string, OrderEntr
 /**
  * An encoded fact as the query and cohort reads need it: the customer's identifier lists emptied
  * when the fact carries a usable digest (present, not cut), since then who the customer is and
- * whether the order is their first comes from the digest alone. Identifier hashes are most of a
- * fact's bytes and do not compress, so the lean copies are about a third of the whole ones.
+ * whether the order is their first comes from the digest alone. Identifier hashes barely
+ * compress: on the bench's orders a lean copy is 60 % of a whole one gzipped (68 bytes an order
+ * against 112).
  * A fact without a usable digest keeps its identifiers: a query reads its customer's history
  * through them. Attribution reads the whole copies (it links orders to journeys by identifier).
  */
