@@ -116,7 +116,7 @@ export async function measureQuery(options: {
     await ensureTable(store.endpoint, config.tableName);
     useLocalServices(config, { dynamodb: store.endpoint });
     log(`Generating ${dataset.days} days of orders, events and ads (scale ${dataset.scale})...`);
-    const written = await writeDataset(dataset, log);
+    const written = await writeDataset(dataset, log, { journeys: selectedCases().some((queryCase) => queryCase.routeId === ATTRIBUTION_ROUTE_ID) });
     log(`  ${written.orders.toLocaleString('en-US')} orders, ${written.events.toLocaleString('en-US')} events, ${written.ads} ads in ${written.writeSeconds.toFixed(1)} s`);
 
     const handlers = await importHandlers([ROUTE_ID, COHORT_ROUTE_ID, ATTRIBUTION_ROUTE_ID], options.projectRoot);
@@ -127,11 +127,7 @@ export async function measureQuery(options: {
 
     const cases: Record<string, QueryCaseResult> = {};
     const failed: Record<string, string> = {};
-    const allCases = [
-      ...queryCases.map((queryCase) => ({ ...queryCase, routeId: ROUTE_ID })),
-      ...attributionCases.map((queryCase) => ({ ...queryCase, routeId: ATTRIBUTION_ROUTE_ID })),
-      ...cohortCases,
-    ];
+    const allCases = selectedCases();
     for (const queryCase of allCases) {
       log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
       try {
@@ -155,13 +151,32 @@ export async function measureQuery(options: {
   }
 }
 
-export async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void) {
+/**
+ * The cases to run: all, or those whose id starts with one of the comma-separated prefixes in
+ * BENCH_QUERY_CASES (`query.,cohort.` measures the query and cohort cases without the journeys'
+ * write and the attribution cases, for working on one endpoint).
+ */
+function selectedCases() {
+  const all = [
+    ...queryCases.map((queryCase) => ({ ...queryCase, routeId: ROUTE_ID })),
+    ...attributionCases.map((queryCase) => ({ ...queryCase, routeId: ATTRIBUTION_ROUTE_ID })),
+    ...cohortCases,
+  ];
+  const prefixes = (process.env.BENCH_QUERY_CASES ?? '').split(',').filter((prefix) => prefix !== '');
+  return prefixes.length === 0 ? all : all.filter((queryCase) => prefixes.some((prefix) => queryCase.id.startsWith(prefix)));
+}
+
+export async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void, options: { journeys?: boolean } = {}) {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
   const { writeInitialReadModels } = await import('../shared/store/query-read-models');
   const { writeInitialJourneys } = await import('../shared/store/journey-repository');
   const { upsertAds } = await import('../shared/store/ad-repository');
   const { upsertFxRates } = await import('../shared/store/fx-repository');
+  const { saveAccount } = await import('../shared/store/account-repository');
   const started = performance.now();
+  // The merchant reports in New York time, the zone the cases ask in: ads get daily rollups in it
+  // at import, as a merchant's would after setting their account's zone.
+  await saveAccount(dataset.pixelId, { name: 'Bench merchant', timezone: 'America/New_York', currency: 'USD' }, undefined, dataset.end);
   const adOptions = { ...DEMO_DEFAULTS, days: dataset.days, end: dataset.end };
   await upsertFxRates(dataset.pixelId, generateDemoFxRates(adOptions));
   let batch = [];
@@ -201,7 +216,9 @@ export async function writeDataset(dataset: QueryBenchDataset, log: (line: strin
   events += chunk.length;
   await writeInitialReadModels(dataset.pixelId, [], chunk);
   await writeInitialReadModels(dataset.pixelId, orders, []);
-  log(`  writing the journeys of ${deliveries.length.toLocaleString('en-US')} events...`);
-  await writeInitialJourneys(dataset.pixelId, deliveries, orders);
+  if (options.journeys ?? true) {
+    log(`  writing the journeys of ${deliveries.length.toLocaleString('en-US')} events...`);
+    await writeInitialJourneys(dataset.pixelId, deliveries, orders);
+  }
   return { orders: orders.length, events, ads: adOptions.ads, writeSeconds: (performance.now() - started) / 1000 };
 }

@@ -213,7 +213,8 @@ export function seriesFromCells(options: {
   return { day, values, convertible };
 }
 
-function addCell(parts: MetricParts, cells: Float64Array, i: number, currency: string, rates: RateCache): boolean {
+/** Adds cell `i` (at its UTC date's rate) to `parts`; false when that date has no rate. */
+export function addCell(parts: MetricParts, cells: Float64Array, i: number, currency: string, rates: RateCache): boolean {
   const factor = rates.factor(currency, cells[i + 1] as number);
   parts.spend += (cells[i + 2] as number) * (factor ?? 0);
   parts.impressions += cells[i + 3] as number;

@@ -183,13 +183,25 @@ interface MetricsContext {
   reportingZone?: Promise<string>;
 }
 
+/** What choosing and reading cells needs of a request. */
+type CellsContext = Pick<MetricsContext, 'pixelId' | 'directory' | 'timeZone' | 'reportingZone'>;
+
+/**
+ * Each ad's cells over a calendar in `timeZone`, keyed by `adKeyString`, chosen and read as the
+ * listing reads them (rollups where they answer, else hours): what POST /db-mgmt/api/query sums
+ * its channel measures from at day granularity and coarser.
+ */
+export function loadAdCells(pixelId: string, directory: AdDirectory, ads: readonly Ad[], calendar: RangeCalendar, timeZone: string): Promise<Map<string, Float64Array>> {
+  return loadCells({ pixelId, directory, timeZone }, ads, calendar);
+}
+
 /**
  * Each ad's cells over a calendar. Daily rollups answer when the calendar is whole days and its
  * zone is UTC or the reporting zone; an ad whose zone rollup is stale (the reporting zone changed,
  * no rebuild yet) and every other request read the hours. Both give the same cells.
  */
 async function loadCells(
-  context: MetricsContext,
+  context: CellsContext,
   ads: readonly Ad[],
   calendar: RangeCalendar,
   /** Rollups already read for a span covering this calendar (the primary and compare ranges read together). */
@@ -211,7 +223,7 @@ async function loadCells(
   return cells;
 }
 
-async function rollupZoneFor(context: MetricsContext, calendar: RangeCalendar): Promise<RollupZone | undefined> {
+async function rollupZoneFor(context: CellsContext, calendar: RangeCalendar): Promise<RollupZone | undefined> {
   if (!context.directory.rollups || !calendar.aligned) return undefined;
   if (context.timeZone === 'UTC') return { kind: 'utc' };
   context.reportingZone ??= reportingTimeZone(context.pixelId);

@@ -14,14 +14,14 @@ import { readModelSource, type QuerySource } from './query-service';
 export async function runCohortAnalysis(pixelId: string, request: QueryCohortRequest, source: QuerySource = readModelSource, now: number = Date.now()) {
   const costed = request.measures.includes('orders.cohort_cm1') || request.measures.includes('orders.cohort_cm2');
   const [placed, fx, costs] = await Promise.all([
-    source.ordersPlaced(pixelId, cohortHorizon(request.range, request.granularity, request.periods, now)),
+    source.orderFacts(pixelId, cohortHorizon(request.range, request.granularity, request.periods, now), { refunded: false, costs: costed, customers: true }).then(({ placed }) => placed),
     source.fxTable(pixelId),
     costed ? source.costs(pixelId) : new CostBook(),
   ]);
   const undigested = placed.filter((order) => !order.customerDigest || order.customerDigest.earlier === null);
   const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
   const customers = metCustomers(placed, history, request.orderSettings);
-  const orders = [...new Map([...placed, ...history].map((order) => [order.orderId, order])).values()];
+  const orders = history.length === 0 ? placed : [...new Map([...placed, ...history].map((order) => [order.orderId, order])).values()];
   const spec = {
     measures: request.measures,
     granularity: request.granularity,

@@ -71,5 +71,9 @@ export interface RangeData {
    */
   customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
   events: readonly QueryEvent[];
-  ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[] }>;
+  /**
+   * Each ad's hours in the range, or instead its `cells` (daily-rollup-codec.ts, day = index into
+   * `rangeCalendar(range, timezone)`), which answer granularities of whole days.
+   */
+  ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[]; cells?: Float64Array }>;
 }

@@ -1,5 +1,6 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, emptyParts, HourSummer, needsConversion, type MetricParts } from '../ads/ad-series';
+import { adMeasureFromPlatformParts, addCell, cellsFromHours, emptyParts, HourSummer, needsConversion, rangeCalendar, RateCache, type MetricParts, type RangeCalendar } from '../ads/ad-series';
+import { CELL_STRIDE } from '../store/daily-rollup-codec';
 import type { FxTable } from '../ads/fx-table';
 import { findDimension, measureFamily, type DimensionFamily } from '../catalog/dimensions';
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
@@ -163,11 +164,14 @@ export function computeRange(spec: QuerySpec, range: InstantRange, data: RangeDa
     if (!entry) result.cells.set(key, (entry = { bucket, values, cell: newCell() }));
     return entry.cell;
   };
-  /** Every cell an item goes to: the cartesian product of its dimension values. */
-  const cellsFor = (bucket: number, valueLists: DimensionValue[][]) => {
+  // Without dimensions an item goes to its bucket's one cell: found once per bucket, not per item.
+  const bucketCells: Cell[][] = [];
+  /** Every cell an item goes to: the cartesian product of its dimension values, then the range's total. */
+  const cellsFor = (bucket: number, valueLists: DimensionValue[][]): readonly Cell[] => {
+    if (valueLists.length === 0) return (bucketCells[bucket] ??= [cellFor(bucket, []), result.total]);
     let combos: DimensionValue[][] = [[]];
     for (const values of valueLists) combos = combos.flatMap((combo) => values.map((value) => [...combo, value]));
-    return combos.map((combo) => cellFor(bucket, combo));
+    return [...combos.map((combo) => cellFor(bucket, combo)), result.total];
   };
 
   if (families.has('orders')) addOrders(spec, range, data, fx, costs, buckets, cellsFor, result);
@@ -183,7 +187,7 @@ function addOrders(
   fx: FxTable,
   book: CostBook,
   buckets: Bucket[],
-  cellsFor: (bucket: number, values: DimensionValue[][]) => Cell[],
+  cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[],
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'orders');
@@ -227,7 +231,7 @@ function addOrders(
       if ('failure' in outcome) result.failures.costs ??= outcome.failure;
       else costs = outcome.costs;
     }
-    for (const cell of [...cellsFor(bucket, dimensionValues(order, who.type)), result.total]) {
+    for (const cell of cellsFor(bucket, dimensionValues(order, who.type))) {
       cell.orders += 1;
       cell.cogs += costs.cogs;
       cell.shipping += costs.shipping;
@@ -256,12 +260,12 @@ function addOrders(
       const at = Date.parse(refund.processedAt);
       if (at < range.start || at >= range.end) continue;
       const amount = money(order, refund.amount);
-      for (const cell of [...cellsFor(bucketIndex(buckets, at), dimensionValues(order, who.type)), result.total]) cell.refunds += amount;
+      for (const cell of cellsFor(bucketIndex(buckets, at), dimensionValues(order, who.type))) cell.refunds += amount;
     }
   }
 }
 
-function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor: (bucket: number, values: DimensionValue[][]) => Cell[], result: RangeResult): void {
+function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[], result: RangeResult): void {
   const filter = filterForFamily(spec.filters, 'events');
   // People are linked over every event of the range, whatever the filter keeps, so a bucket's
   // visitors and the range's are counted in the same people.
@@ -273,7 +277,7 @@ function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor
     if (bucket < 0) continue;
     const person = event.identities.length > 0 ? people.root(event.identities[0]!) : undefined;
     const count = event.count ?? 1;
-    for (const cell of [...cellsFor(bucket, spec.dimensions.map((dimension) => [EVENT_FIELDS[dimension]!(event)])), result.total]) {
+    for (const cell of cellsFor(bucket, spec.dimensions.map((dimension) => [EVENT_FIELDS[dimension]!(event)]))) {
       cell.events += count;
       if (event.name === 'page_view') cell.pageViews += count;
       else if (event.name === 'add_to_cart') cell.addToCarts += count;
@@ -290,10 +294,14 @@ function addAds(
   data: RangeData,
   fx: FxTable,
   buckets: Bucket[],
-  cellsFor: (bucket: number, values: DimensionValue[][]) => Cell[],
+  cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[],
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'channel');
+  if (DAY_GRANULARITIES.has(spec.granularity)) {
+    addAdDays(spec, range, data, fx, buckets, cellsFor, result);
+    return;
+  }
   for (const { ad, hours } of data.ads) {
     if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
     // The same conversion as the ad listing: each hour at its UTC date's rate.
@@ -302,12 +310,72 @@ function addAds(
     for (const hour of hours) {
       if (hour.hour < range.start || hour.hour >= range.end) continue;
       // Hourly metrics land in the bucket holding the hour's start (minute and second buckets too).
-      for (const cell of [...cellsFor(bucketIndex(buckets, hour.hour), values), result.total]) {
+      for (const cell of cellsFor(bucketIndex(buckets, hour.hour), values)) {
         const parts = (cell.ads[ad.platform] ??= emptyParts());
         summer.add(parts, hour);
       }
     }
     if (!summer.convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+  }
+}
+
+const calendars = new Map<string, RangeCalendar>();
+const MAX_CALENDARS = 64;
+
+/**
+ * `rangeCalendar`, remembered for the last few (range, zone) pairs: zone arithmetic is costly, a
+ * query needs each range's calendar twice (to read ad cells and to sum them) and dashboards ask
+ * the same ranges again.
+ */
+export function calendarOf(range: InstantRange, timeZone: string): RangeCalendar {
+  const key = `${range.start}/${range.end}/${timeZone}`;
+  let calendar = calendars.get(key);
+  if (!calendar) {
+    if (calendars.size >= MAX_CALENDARS) calendars.delete(calendars.keys().next().value as string);
+    calendars.set(key, (calendar = rangeCalendar(range, timeZone)));
+  }
+  return calendar;
+}
+
+/** Granularities whose buckets are whole local days (clipped to the range): ad metrics sum by day cells. */
+export const DAY_GRANULARITIES: ReadonlySet<Granularity> = new Set(['day', 'week', 'month', 'quarter', 'year', 'none']);
+
+/**
+ * Ad metrics over buckets of whole local days, from the cells of each ad (daily-rollup-codec.ts)
+ * over the range's calendar in the query's zone: the daily rollups where the store has them
+ * (`cells`), else summed here from the hours, in hour order as the rollups are, so both give the
+ * same figures. Money converts cell by cell at the rate of the cell's UTC date, as the ad listing
+ * does (a local day spanning two UTC dates converts each part at its own).
+ */
+function addAdDays(
+  spec: QuerySpec,
+  range: InstantRange,
+  data: RangeData,
+  fx: FxTable,
+  buckets: Bucket[],
+  cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[],
+  result: RangeResult,
+): void {
+  const filter = filterForFamily(spec.filters, 'channel');
+  const calendar = calendarOf(range, spec.timezone);
+  const bucketOfDay = calendar.days.map((day) => bucketIndex(buckets, day.start));
+  const rates = new RateCache((from) => (utcDate) => fx.convert(1, from, spec.currency, utcDate));
+  for (const { ad, hours, cells: given } of data.ads) {
+    if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
+    const cells = given ?? cellsFromHours(hours, calendar);
+    const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
+    let convertible = true;
+    // Consecutive cells of one day go to the same bucket cells, found once per day.
+    let day = -1;
+    let targets: readonly Cell[] = [];
+    for (let i = 0; i < cells.length; i += CELL_STRIDE) {
+      if (cells[i] !== day) {
+        day = cells[i] as number;
+        targets = cellsFor(bucketOfDay[day]!, values);
+      }
+      for (const cell of targets) if (!addCell((cell.ads[ad.platform] ??= emptyParts()), cells, i, ad.currency, rates)) convertible = false;
+    }
+    if (!convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
   }
 }
 

@@ -4,9 +4,10 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import { metCustomers } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
-import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { adKeyString, listAds, loadAdDirectory, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { loadAdCells } from '../ads/query-ads-service';
 import { loadFxTable } from '../store/fx-repository';
-import { readCustomerHistory, readEventCounts, readEventFacts, readOrdersPlaced, readOrdersRefunded } from '../store/query-read-models';
+import { readCustomerHistory, readEventCounts, readEventFacts, readOrderFacts } from '../store/query-read-models';
 import { offsetMinutesAt } from '../time/zoned-time';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
@@ -14,17 +15,27 @@ import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { CostBook } from '../costs/order-costs';
 import { loadCostSettings } from '../store/cost-settings-repository';
 import { loadSkuCosts } from '../store/sku-cost-repository';
-import { computeRange, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+import { calendarOf, computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
 
 /** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
 export interface QuerySource {
   fxTable(pixelId: string): Promise<FxTable>;
   ads(pixelId: string): Promise<readonly Ad[]>;
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
-  /** Orders placed in the range; each may carry its customer digest (query-data.ts). */
-  ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
-  /** Orders with a refund processed in the range; each may carry its customer digest. */
-  ordersRefunded(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  /**
+   * Each ad's cells over `rangeCalendar(range, timeZone)` (daily rollups where they answer, else
+   * from hours), keyed by `adKeyString`; read for granularities of whole days. A source without
+   * it gives hours, which the engine sums into the same cells.
+   */
+  adCells?(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>>;
+  /**
+   * Orders placed in the range and, with `refunded`, the orders with a refund processed in the
+   * range, read together. Each may carry its customer digest (query-data.ts), and an order whose
+   * digest is usable may come without its customer's identifiers (store's `leanFact`). A source
+   * may leave out what the options do not ask for: items and shipping cost without `costs`, the
+   * digest without `customers`.
+   */
+  orderFacts(pixelId: string, range: InstantRange, options: { refunded: boolean; costs: boolean; customers: boolean }): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }>;
   /** Every stored order of the customers of `orders` (read only for orders without a usable digest). */
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
   events(pixelId: string, range: InstantRange): Promise<QueryEvent[]>;
@@ -43,8 +54,8 @@ export const readModelSource: QuerySource = {
   fxTable: loadFxTable,
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
-  ordersPlaced: (pixelId, range) => readOrdersPlaced(pixelId, range.start, range.end),
-  ordersRefunded: (pixelId, range) => readOrdersRefunded(pixelId, range.start, range.end),
+  adCells: async (pixelId, ads, range, timeZone) => loadAdCells(pixelId, await loadAdDirectory(pixelId), ads, calendarOf(range, timeZone), timeZone),
+  orderFacts: (pixelId, range, options) => readOrderFacts(pixelId, range.start, range.end, options),
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
   eventCounts: (pixelId, range, byUtm) => readEventCounts(pixelId, range.start, range.end, byUtm),
@@ -126,16 +137,20 @@ async function loadRange(
 ): Promise<Omit<RangeData, 'customers'>> {
   const wantsOrders = families.has('orders');
   const wantsRefundDays = wantsOrders && spec.orderSettings.refundDateAttribution === 'refund_date' && spec.measures.some((measure) => REFUND_MEASURES.includes(measure));
-  const [orders, refundedOrders, events, hours] = await Promise.all([
-    wantsOrders ? source.ordersPlaced(pixelId, range) : [],
-    wantsRefundDays ? source.ordersRefunded(pixelId, range) : [],
+  const byDayCells = families.has('channel') && ads.length > 0 && DAY_GRANULARITIES.has(spec.granularity) && source.adCells !== undefined;
+  const [{ placed: orders, refunded: refundedOrders }, events, hours, cells] = await Promise.all([
+    wantsOrders ? source.orderFacts(pixelId, range, { refunded: wantsRefundDays, costs: needsCosts(spec.measures), customers: needsCustomerHistory(spec) }) : { placed: [], refunded: [] },
     families.has('events') ? (countsSuffice(spec, range) ? source.eventCounts(pixelId, range, readsUtm(spec)) : source.events(pixelId, range)) : [],
-    families.has('channel') && ads.length > 0 ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
+    families.has('channel') && ads.length > 0 && !byDayCells ? source.adHours(pixelId, ads, range) : new Map<string, HourlyMetrics[]>(),
+    byDayCells ? source.adCells!(pixelId, ads, range, spec.timezone) : undefined,
   ]);
   return {
     orders,
     refundedOrders,
     events,
-    ads: ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] })),
+    ads: ads.map((ad) => {
+      const key = adKeyString(ad);
+      return cells ? { ad, hours: [], cells: cells.get(key) ?? new Float64Array(0) } : { ad, hours: hours.get(key) ?? [] };
+    }),
   };
 }

@@ -11,9 +11,13 @@ import { BULK_ATTEMPT_TIMEOUT_MS, POINT_ATTEMPT_TIMEOUT_MS, holdToRequestDeadlin
  * call is held to the current request's deadline (sdk-config.ts) and, deployed, traced (config/tracing.ts).
  */
 function documentClientWith(attemptTimeoutMs: number): DynamoDBDocumentClient {
-  const client = traced(new DynamoDBClient(storeClientConfig(attemptTimeoutMs)));
+  const client = new DynamoDBClient(storeClientConfig(attemptTimeoutMs));
+  // No SDK call is logged (no logger is configured), yet the SDK's logger middleware copies every
+  // response through its sensitive-data filter for the no-op logger's sake: for a query reading
+  // thousands of items that walk cost more than decoding them.
+  client.middlewareStack.remove('loggerMiddleware');
   holdToRequestDeadline(client, attemptTimeoutMs);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return DynamoDBDocumentClient.from(traced(client), { marshallOptions: { removeUndefinedValues: true } });
 }
 
 /** For calls on one item (get, put, update, delete). */

@@ -6,6 +6,7 @@ import { drainAll } from '../../shared/pipeline/drain';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
+import { leanFact } from '../../shared/store/query-read-models';
 import { appendLogEntry, type LogEntry } from '../../shared/store/log-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from './event-store';
@@ -171,12 +172,13 @@ async function snapshot(pixelId: string): Promise<unknown> {
         if (item.SK === 'PACKED') {
           if (item.done !== item.want) return { stalePackedCopy: item.PK };
           const day = mine.find((other) => other.PK === item.PK && other.SK === 'FACTS');
-          for (const [packed, map] of [['p', 'o'], ['q', 'r']] as const) {
+          // The lean copies (`lp`, `lq`) too, against the lean form of the same entries.
+          for (const [packed, map, form] of [['p', 'o', (f: string) => f], ['q', 'r', (f: string) => f], ['lp', 'o', leanFact], ['lq', 'r', leanFact]] as const) {
             const rows = (JSON.parse(gunzipSync(item[packed] as Uint8Array).toString('utf8')) as Array<[string, number, unknown]>).map(([orderId, , fact]) => [orderId, fact]);
             const entries = Object.entries((day?.[map] ?? {}) as Record<string, { f?: string }>)
               .filter(([, entry]) => entry.f !== undefined)
               .sort(([a], [b]) => (a < b ? -1 : 1))
-              .map(([orderId, entry]) => [orderId, JSON.parse(entry.f!)]);
+              .map(([orderId, entry]) => [orderId, JSON.parse(form(entry.f!))]);
             if (JSON.stringify(rows) !== JSON.stringify(entries)) return { packedCopyDiffers: item.PK };
           }
           return undefined;

@@ -30,9 +30,10 @@ export function memorySource(pixel: MemoryPixel): QuerySource {
           .filter(({ ad }) => ads.includes(ad))
           .map(({ ad, hours }) => [`${ad.platform}#${ad.adId}`, hours.filter((hour) => inRange(hour.hour, range))]),
       ),
-    ordersPlaced: async (_pixelId, range) => pixel.orders.filter((order) => inRange(Date.parse(order.orderDate), range)),
-    ordersRefunded: async (_pixelId, range) =>
-      pixel.orders.filter((order) => order.refunds.some((refund) => inRange(Date.parse(refund.processedAt), range))),
+    orderFacts: async (_pixelId, range, options) => ({
+      placed: pixel.orders.filter((order) => inRange(Date.parse(order.orderDate), range)),
+      refunded: options.refunded ? pixel.orders.filter((order) => order.refunds.some((refund) => inRange(Date.parse(refund.processedAt), range))) : [],
+    }),
     // Every stored order: a superset of the met customers' histories changes no customer's first order.
     customerHistory: async () => pixel.orders,
     events: async (_pixelId, range) => pixel.events.filter((event) => inRange(event.at, range)),
