@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { identityKeys } from '../analytics/identity-components';
+import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
@@ -36,13 +36,17 @@ import type { VersionedOrder } from './order-repository';
  */
 const JOURNEY_SK = 'JOURNEY';
 const POINTER_SK = 'POINTER';
+const PERSON_SK = 'PERSON';
+const GENERATION_SK = 'GENERATION';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
-/** A chain of linked identifiers longer than this is cut; real journeys close in a few rounds. */
-const MAX_ROUNDS = 12;
 
 export const journeyKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: JOURNEY_SK });
+/** The person whose smallest identifier is `root`: the union of its members' touchpoints. */
+export const personKey = (pixelId: string, root: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${root}`, SK: PERSON_SK });
+/** The pixel's counter of person resolutions; no identifier is empty, so this key is no identifier's. */
+const generationKey = (pixelId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#`, SK: GENERATION_SK });
 const deliveryPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
 
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
@@ -165,7 +169,7 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
  * client eventId's delivery records its pointer before its entries, so a crash in between leaves
  * what `retractDeliveries` needs.
  */
-export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>): Promise<void> {
+export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>): Promise<Set<string>> {
   const byIdentifier = new Map<string, EntryWrite[]>();
   const pointers: WriteRequest[] = [];
   for (const { entryId, event } of deliveries) {
@@ -180,7 +184,7 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
       pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
     }
   }
-  if (byIdentifier.size === 0) return;
+  if (byIdentifier.size === 0) return new Set();
   await batchWrite(pointers, { concurrency: WRITE_CONCURRENCY });
   const updates = [...byIdentifier].flatMap(([identifier, writes]) => {
     const chunks: Array<{ identifier: string; writes: EntryWrite[] }> = [];
@@ -188,17 +192,19 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
     return chunks;
   });
   await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes));
+  return new Set(byIdentifier.keys());
 }
 
 /**
  * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
- * their pointer names, then the pointer (last, so a crash before it is finished by the retry).
+ * their pointer names. Returns the pointers read (their identifiers need their persons resolved
+ * again); `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
  */
-export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string }>): Promise<void> {
-  await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId }) => {
+export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string }>): Promise<Array<{ key: ItemKey; ids: string[] }>> {
+  const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId }) => {
     const key = deliveryPointerKey(pixelId, eventId, entryId);
     const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    if (!Item) return;
+    if (!Item) return undefined;
     const delivery = deliveryId(eventId, entryId);
     for (const identifier of Item.ids as string[]) {
       try {
@@ -215,8 +221,13 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
         if (!isConditionFailure(error)) throw error;
       }
     }
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    return { key, ids: Item.ids as string[] };
   });
+  return found.filter((pointer) => pointer !== undefined);
+}
+
+export async function deletePointers(pointers: ReadonlyArray<{ key: ItemKey }>): Promise<void> {
+  await mapWithConcurrency(pointers, WRITE_CONCURRENCY, ({ key }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key })));
 }
 
 /**
@@ -224,7 +235,7 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
  * items, unless an item holds a newer version of the order's link. An order's identifiers only
  * grow (merge-order.ts), so a newer version's links cover an older one's.
  */
-export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<void> {
+export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
   const latest = new Map<string, VersionedOrder>();
   for (const entry of orders) {
     const known = latest.get(entry.order.orderId);
@@ -260,23 +271,27 @@ export async function applyJourneyOrders(pixelId: string, orders: readonly Versi
       }
     }
   });
+  // A write refused for an older version still names identifiers whose person may have changed.
+  return new Set(writes.map(({ identifier }) => identifier));
 }
 
 /**
  * Writes the journeys of a pixel that has none yet from whole sets, with batched puts of the same
- * items the projector keeps (benchmark datasets). Not for a pixel with journey items already.
+ * items the projector keeps, persons resolved (benchmark datasets). Not for a pixel with journey items already.
  */
 export async function writeInitialJourneys(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>, orders: readonly VersionedOrder[] = []): Promise<void> {
-  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string> }>();
+  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string>; c?: string; g?: number }>();
   const itemOf = (identifier: string) => {
     let item = items.get(identifier);
     if (!item) items.set(identifier, (item = { l: {}, t: {} }));
     return item;
   };
+  const people = new IdentityComponents();
   const pointers: WriteRequest[] = [];
   for (const { entryId, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
+    if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
     if (writes.length > 0 && event.eventIdSource === 'client') {
       pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
     }
@@ -284,10 +299,148 @@ export async function writeInitialJourneys(pixelId: string, deliveries: Readonly
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
     if (ids.length < 2) continue;
+    people.link(ids);
     for (const identifier of ids) itemOf(identifier).l[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
   }
+  const persons = new Map<string, { members: number; t: Record<string, string> }>();
+  for (const [identifier, item] of items) {
+    const root = people.root(identifier);
+    const person = persons.get(root) ?? { members: 0, t: {} };
+    person.members++;
+    Object.assign(person.t, item.t);
+    persons.set(root, person);
+  }
+  for (const [identifier, item] of items) {
+    const root = people.root(identifier);
+    if (persons.get(root)!.members > 1) Object.assign(item, { c: root, g: 0 });
+  }
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps } } }));
+  for (const [root, person] of persons) {
+    if (person.members > 1) puts.push({ PutRequest: { Item: { ...personKey(pixelId, root), t: person.t, g: 0 } } });
+  }
   await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
+}
+
+/** The groups of identifiers a journey item's links name, each with the item's own identifier. */
+function linksOf(identifier: string, item: Record<string, unknown>): string[][] {
+  return Object.values((item.l ?? {}) as Record<string, string | { ids: string }>).map((value) => [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])]);
+}
+
+const identifierOf = (pixelId: string, item: Record<string, unknown>) => (item.PK as string).slice(`PIXEL#${pixelId}#AJ#`.length);
+
+/** A number no earlier resolution of the pixel's persons got: later resolutions' writes win over earlier ones'. */
+async function nextGeneration(pixelId: string): Promise<number> {
+  const { Attributes } = await documentClient.send(
+    new UpdateCommand({ TableName: tableName(), Key: generationKey(pixelId), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' }),
+  );
+  return Number(Attributes!.n);
+}
+
+async function fenced(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    // A later resolution already wrote this item (or the identifier lost its last entry): its state stands.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Resolves the persons of `touched` (identifiers whose links or touchpoints a batch changed) from
+ * the journey items as they are now: walks each one's whole component (every identifier linked to
+ * it, transitively), then writes on every member its component's root `c` (the smallest
+ * identifier; none for a member alone) and, under the root, the person item holding the union of
+ * the members' touchpoints. A root that is no longer one has its person item emptied.
+ *
+ * Exact under P6's guarantees: the result depends only on the links stored, so a retried or
+ * repeated batch writes the same; a merge or a split (a delivery taken back) changes the
+ * component of an identifier the batch touched, so that batch resolves it. Concurrent batches
+ * (stream shards, an import or a rebuild beside the drain): each takes a generation after its links
+ * are stored and writes only over older generations, so the last resolution, which read every
+ * link stored before it started, decides what stays.
+ */
+export async function resolvePersons(pixelId: string, touched: Iterable<string>): Promise<void> {
+  let pending = [...new Set(touched)];
+  if (pending.length === 0) return;
+  const generation = await nextGeneration(pixelId);
+  const people = new IdentityComponents();
+  const journeys = new Map<string, Record<string, unknown>>();
+  const persons = new Map<string, Record<string, unknown>>();
+  const fetched = new Set<string>();
+  while (pending.length > 0) {
+    for (const identifier of pending) {
+      fetched.add(identifier);
+      people.link([identifier]);
+    }
+    const items = await batchGet(
+      pending.flatMap((identifier) => [journeyKey(pixelId, identifier), personKey(pixelId, identifier)]),
+      { concurrency: READ_CONCURRENCY },
+    );
+    const next = new Set<string>();
+    for (const item of items) {
+      const identifier = identifierOf(pixelId, item);
+      if (item.SK === PERSON_SK) {
+        persons.set(identifier, item);
+        continue;
+      }
+      journeys.set(identifier, item);
+      for (const link of linksOf(identifier, item)) {
+        people.link(link);
+        for (const id of link) if (!fetched.has(id)) next.add(id);
+      }
+    }
+    pending = [...next];
+  }
+  const members = new Map<string, string[]>();
+  for (const identifier of fetched) {
+    const root = people.root(identifier);
+    const list = members.get(root);
+    if (list) list.push(identifier);
+    else members.set(root, [identifier]);
+  }
+  const fence = { ':g': generation };
+  const writes: Array<() => Promise<void>> = [];
+  for (const [root, ids] of members) {
+    const alone = ids.length === 1;
+    for (const identifier of ids) {
+      if (!journeys.has(identifier)) continue;
+      writes.push(() =>
+        fenced(() =>
+          documentClient.send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: journeyKey(pixelId, identifier),
+              UpdateExpression: alone ? 'REMOVE c SET g = :g' : 'SET c = :c, g = :g',
+              ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(g) OR g < :g)',
+              ExpressionAttributeValues: alone ? fence : { ...fence, ':c': root },
+            }),
+          ),
+        ),
+      );
+    }
+    if (alone) continue;
+    const touchpoints: Record<string, string> = {};
+    for (const identifier of ids) Object.assign(touchpoints, journeys.get(identifier)?.t ?? {});
+    writes.push(() => putPerson(pixelId, root, touchpoints, generation));
+  }
+  for (const [identifier, item] of persons) {
+    const stillRoot = (members.get(identifier)?.length ?? 0) > 1;
+    if (!stillRoot && Object.keys((item.t ?? {}) as object).length > 0) writes.push(() => putPerson(pixelId, identifier, {}, generation));
+  }
+  await mapWithConcurrency(writes, WRITE_CONCURRENCY, (write) => write());
+}
+
+function putPerson(pixelId: string, root: string, touchpoints: Record<string, string>, generation: number): Promise<void> {
+  return fenced(() =>
+    documentClient.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...personKey(pixelId, root), t: touchpoints, g: generation },
+        ConditionExpression: 'attribute_not_exists(g) OR g < :g',
+        ExpressionAttributeValues: { ':g': generation },
+      }),
+    ),
+  );
 }
 
 /** What the journey items say about a set of identifiers: the links among them, and their touchpoints. */
@@ -298,30 +451,31 @@ export interface JourneyGraph {
   touchpoints: Map<string, Touchpoint[]>;
 }
 
+function addTouchpoints(graph: JourneyGraph, identifier: string, entries: unknown): void {
+  const list = Object.entries((entries ?? {}) as Record<string, string>);
+  if (list.length === 0) return;
+  graph.touchpoints.set(identifier, list.map(([id, text]) => touchpointOf(id, JSON.parse(text) as TouchpointEntry)));
+}
+
 /**
- * Walks the identity graph from `start`: reads the items of the identifiers met, then of the
- * identifiers their links name, until no new one appears. One batched read per round, of the
- * persons met only.
+ * The persons of `start` (an order's identifiers) in two batched reads, never a walk: each
+ * identifier's root `c` (with its own touchpoints when it is alone), then the person items of the
+ * roots met. The links returned tie each identifier to its root.
  */
 export async function readJourneyGraph(pixelId: string, start: readonly string[]): Promise<JourneyGraph> {
   const graph: JourneyGraph = { links: [], touchpoints: new Map() };
-  const fetched = new Set<string>();
-  let pending = [...new Set(start)];
-  for (let round = 0; pending.length > 0 && round < MAX_ROUNDS; round++) {
-    for (const identifier of pending) fetched.add(identifier);
-    const items = await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY });
-    const next = new Set<string>();
-    for (const item of items) {
-      const identifier = (item.PK as string).slice(`PIXEL#${pixelId}#AJ#`.length);
-      for (const value of Object.values((item.l ?? {}) as Record<string, string | { ids: string }>)) {
-        const ids = JSON.parse(typeof value === 'string' ? value : value.ids) as string[];
-        graph.links.push([identifier, ...ids]);
-        for (const id of ids) if (!fetched.has(id)) next.add(id);
-      }
-      const touchpoints = Object.entries((item.t ?? {}) as Record<string, string>).map(([id, text]) => touchpointOf(id, JSON.parse(text) as TouchpointEntry));
-      if (touchpoints.length > 0) graph.touchpoints.set(identifier, touchpoints);
+  const items = await batchGet([...new Set(start)].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['c', 't'] });
+  const roots = new Set<string>();
+  for (const item of items) {
+    const identifier = identifierOf(pixelId, item);
+    if (typeof item.c === 'string') {
+      graph.links.push([identifier, item.c]);
+      roots.add(item.c);
+    } else {
+      addTouchpoints(graph, identifier, item.t);
     }
-    pending = [...next];
   }
+  const persons = await batchGet([...roots].map((root) => personKey(pixelId, root)), { concurrency: READ_CONCURRENCY, attributes: ['t'] });
+  for (const item of persons) addTouchpoints(graph, identifierOf(pixelId, item), item.t);
   return graph;
 }

@@ -184,7 +184,12 @@ async function snapshot(pixelId: string): Promise<unknown> {
           if (Array.isArray(copy.keys) && copy.keys.length === 0) return undefined;
           delete copy.v;
         }
-        // A journey item whose every entry was taken back reads as no item, as in a run that never wrote it.
+        // The person resolutions' generation counts resolutions, not what they found: like the
+        // order's write counter, it is left out (the counter itself and each item's `g`).
+        if (item.SK === 'GENERATION') return undefined;
+        if (String(item.PK).includes('#AJ#')) delete copy.g;
+        // A journey item whose every entry was taken back reads as no item, as in a run that never
+        // wrote it; so does a person item emptied when its root stopped being one.
         if (String(item.PK).includes('#AJ#') && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
         // A day's event facts whose every delivery was taken back read as no facts at all.
         if (copy.e !== null && typeof copy.e === 'object' && Object.keys(copy.e as object).length === 0) return undefined;
