@@ -24,9 +24,11 @@ export function exactlyOnceSuite(store: string): void {
 
     it('ends as a clean run after a fault at any single store call of the consumer, each in turn', async () => {
       const clean = await run('fault_clean', async () => void (await drainAll()));
-      // Every registered read model is in the comparison: the query's and the attribution journeys (links and touchpoints).
+      // Every registered read model is in the comparison: the query's and the attribution journeys (links, touchpoints...
       expect(JSON.stringify(clean)).toContain('#QO#');
       expect(JSON.stringify(clean)).toMatch(/#AJ#a:anon0".*"t":\{"[^}]+/);
+      // ...and the order journeys filed by order day.
+      expect(JSON.stringify(clean)).toMatch(/"SK":"DAY#2026-03-1\d#\d\d","jo":\{"o\d"/);
 
       // How many store calls a clean pass makes: every one of them is failed once, in turn.
       const counter = vi.spyOn(documentClient, 'send');
