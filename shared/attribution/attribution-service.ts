@@ -6,7 +6,7 @@ import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
-import { orderIdentifiers, readJourneyGraph, type JourneyGraph } from '../store/journey-repository';
+import { orderIdentifiers, readOrderJourneys, type JourneyGraph } from '../store/journey-repository';
 import { readCustomerHistory, readOrdersPlaced } from '../store/query-read-models';
 import type { InstantRange } from '../time/date-range';
 import { computeAttributionRange, SPEND_JOINS, SPEND_MEASURES, type AttributionSpec } from './attribution-engine';
@@ -19,7 +19,8 @@ export interface AttributionSource {
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
   ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
-  journeyGraph(pixelId: string, identifiers: readonly string[]): Promise<JourneyGraph>;
+  /** Every touchpoint of each order's person that the longest window may credit. */
+  journeys(pixelId: string, orders: readonly QueryOrder[]): Promise<Map<string, Touchpoint[]>>;
 }
 
 export const attributionReadModelSource: AttributionSource = {
@@ -28,15 +29,16 @@ export const attributionReadModelSource: AttributionSource = {
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
   ordersPlaced: (pixelId, range) => readOrdersPlaced(pixelId, range.start, range.end),
   customerHistory: readCustomerHistory,
-  journeyGraph: readJourneyGraph,
+  journeys: readOrderJourneys,
 };
 
 const CUSTOMER_MEASURES = ['attribution.new_customer_orders', 'attribution.new_customer_revenue'];
 
 /**
- * Every touchpoint of each order's person: a person is the identifiers seen together on an
- * event or an order, transitively, and an order belongs to the person of its own id (which its
- * purchase events carry) and its customer's identifiers.
+ * Every touchpoint of each order's person, from the whole identity graph (the projector's rule,
+ * for hand-built sets): a person is the identifiers seen together on an event or an order,
+ * transitively, and an order belongs to the person of its own id (which its purchase events
+ * carry) and its customer's identifiers.
  */
 export function touchpointsByOrder(orders: readonly QueryOrder[], graph: JourneyGraph): Map<string, Touchpoint[]> {
   const people = new IdentityComponents();
@@ -54,7 +56,7 @@ export function touchpointsByOrder(orders: readonly QueryOrder[], graph: Journey
 
 /**
  * POST /db-mgmt/api/query-attribution: the orders of each range (P7's read models), the journeys
- * of those orders' persons only, spend when a measure asks for it; then every model at once.
+ * filed with those orders (read by order day), spend when a measure asks for it; then every model at once.
  */
 export async function runAttributionQuery(pixelId: string, request: QueryAttributionRequest, source: AttributionSource = attributionReadModelSource) {
   const spec: AttributionSpec = {
@@ -78,16 +80,15 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
   const orders = [...primaryOrders, ...compareOrders];
   const undigested = orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null);
   const needsHistory = spec.measures.some((measure) => CUSTOMER_MEASURES.includes(measure)) || JSON.stringify(spec.filters ?? {}).includes('"orders.customer_type"');
-  const [history, graph, primaryHours, compareHours] = await Promise.all([
+  const [history, touchpointsOf, primaryHours, compareHours] = await Promise.all([
     // Who is new comes from the customer digests the order facts carry; only the customers of
     // orders without a usable digest have their whole history read (as POST /query does).
     needsHistory && undigested.length > 0 ? source.customerHistory(pixelId, undigested) : [],
-    source.journeyGraph(pixelId, [...new Set(orders.flatMap(orderIdentifiers))]),
+    source.journeys(pixelId, orders),
     wantsSpend && ads.length > 0 ? source.adHours(pixelId, ads, request.primaryRange) : new Map<string, HourlyMetrics[]>(),
     wantsSpend && ads.length > 0 && request.compareRange ? source.adHours(pixelId, ads, request.compareRange) : new Map<string, HourlyMetrics[]>(),
   ]);
   const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
-  const touchpointsOf = touchpointsByOrder(orders, graph);
   const adsWith = (hours: Map<string, HourlyMetrics[]>) => ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] }));
   const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: adsWith(primaryHours) }, fx);
   const compare = request.compareRange ? computeAttributionRange(spec, request.compareRange, { orders: compareOrders, customers, touchpointsOf, ads: adsWith(compareHours) }, fx) : undefined;

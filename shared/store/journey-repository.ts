@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { identityKeys } from '../analytics/identity-components';
+import { IdentityComponents, identityKeys } from '../analytics/identity-components';
+import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
@@ -9,11 +10,12 @@ import { batchGet, type ItemKey } from './batch-get';
 import { setMapEntries } from './map-entries';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
 
 /**
- * The read models of POST /db-mgmt/api/query-attribution: the identity graph and each person's
- * touchpoints, kept by the `attribution-journeys` projector.
+ * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
+ * touchpoints and each order's journey, kept by the `attribution-journeys` projector.
  *
  * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
  * - `l` (links): identifiers seen together with this one: `ev:<eventId>@<entryId>` → JSON list:
@@ -27,23 +29,51 @@ import type { VersionedOrder } from './order-repository';
  * { ids }, naming the items that delivery wrote, so a delivery that later loses to an earlier one
  * (P6's `superseded`) is taken back exactly.
  *
+ * An order's `o:` item also carries its date `d` ({ v, at }, the order store's version and order
+ * date, never replaced by an older version) and `fd`, the day items its journey is filed under.
+ *
+ * Each order's journey, filed by its UTC order day in the pixel's own journey partition:
+ * `PIXEL#<p>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (the order id's hash picks one of 16 items), map
+ * `jo`: `<orderId>` → { g, a, j }: the generation that wrote it, the order time, and JSON rows
+ * `[id, at, source, utm…, campaignId, adsetId, adId]` of its person's touchpoints in
+ * (order time − 90 days, order time], oldest first. `PIXEL#<p>#AJ#` / `GENERATION` counts person
+ * resolutions (`resolvePersons`).
+ *
  * Identifiers: `a:` anonymous id, `u:` user id, `e:` email hash, `p:` phone hash, `f:` click.fbp,
  * `o:` order id (a purchase event carrying `data.orderId`, and the order itself).
  *
- * Why one item per identifier: a query walks the graph from its orders' identifiers, one batched
- * read per round, and the same reads hand it the touchpoints; it never reads another person's or
- * the pixel's whole history. Entries are keyed by delivery or order, written with a plain SET
- * (a duplicate rewrites the same value), so the state depends only on which deliveries won.
+ * Why this layout: the projector, which sees every change, walks the graph (one item per
+ * identifier, one batched read per round, over the persons a batch touched only) and files each
+ * order of a changed person with the touchpoints a window may credit. A query then reads only the
+ * day items of its orders' days: its cost follows the orders of its range, never a person's or the
+ * pixel's history, and never a walk. Entries are keyed by delivery or order, written with a plain
+ * SET (a duplicate rewrites the same value), so the state depends only on which deliveries won.
  */
 const JOURNEY_SK = 'JOURNEY';
 const POINTER_SK = 'POINTER';
+const GENERATION_SK = 'GENERATION';
+/** Order journeys of one UTC day are spread over this many items, so a busy day stays far below DynamoDB's 400 KB. */
+const DAY_SHARDS = 16;
+/** A journey kept with its order reaches back as far as the longest window a query may ask for. */
+const KEPT_MS = Math.max(...ATTRIBUTION_WINDOWS) * 86_400_000;
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
-/** A chain of linked identifiers longer than this is cut; real journeys close in a few rounds. */
-const MAX_ROUNDS = 12;
 
 export const journeyKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: JOURNEY_SK });
+/**
+ * The pixel's own journey partition (no identifier is empty, so it is no identifier's): the
+ * counter of person resolutions and the order journeys by order day.
+ */
+const pixelJourneysPk = (pixelId: string) => `PIXEL#${pixelId}#AJ#`;
+const generationKey = (pixelId: string): ItemKey => ({ PK: pixelJourneysPk(pixelId), SK: GENERATION_SK });
+const utcDay = (at: number) => new Date(at).toISOString().slice(0, 10);
+function shardOf(orderId: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < orderId.length; i++) hash = Math.imul(hash ^ orderId.charCodeAt(i), 0x01000193);
+  return String((hash >>> 0) % DAY_SHARDS).padStart(2, '0');
+}
+export const orderJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey => ({ PK: pixelJourneysPk(pixelId), SK: `DAY#${utcDay(at)}#${shardOf(orderId)}` });
 const deliveryPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
 
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
@@ -142,7 +172,7 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
  * client eventId's delivery records its pointer before its entries, so a crash in between leaves
  * what `retractDeliveries` needs.
  */
-export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>): Promise<void> {
+export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>): Promise<Set<string>> {
   const byIdentifier = new Map<string, EntryWrite[]>();
   const pointers: WriteRequest[] = [];
   for (const { entryId, event } of deliveries) {
@@ -157,7 +187,7 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
       pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
     }
   }
-  if (byIdentifier.size === 0) return;
+  if (byIdentifier.size === 0) return new Set();
   await batchWrite(pointers, { concurrency: WRITE_CONCURRENCY });
   const updates = [...byIdentifier].flatMap(([identifier, writes]) => {
     const chunks: Array<{ identifier: string; writes: EntryWrite[] }> = [];
@@ -165,17 +195,19 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
     return chunks;
   });
   await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes));
+  return new Set(byIdentifier.keys());
 }
 
 /**
  * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
- * their pointer names, then the pointer (last, so a crash before it is finished by the retry).
+ * their pointer names. Returns the pointers read (their identifiers need their persons resolved
+ * again); `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
  */
-export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string }>): Promise<void> {
-  await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId }) => {
+export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string }>): Promise<Array<{ key: ItemKey; ids: string[] }>> {
+  const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId }) => {
     const key = deliveryPointerKey(pixelId, eventId, entryId);
     const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    if (!Item) return;
+    if (!Item) return undefined;
     const delivery = deliveryId(eventId, entryId);
     for (const identifier of Item.ids as string[]) {
       try {
@@ -192,8 +224,13 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
         if (!isConditionFailure(error)) throw error;
       }
     }
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    return { key, ids: Item.ids as string[] };
   });
+  return found.filter((pointer) => pointer !== undefined);
+}
+
+export async function deletePointers(pointers: ReadonlyArray<{ key: ItemKey }>): Promise<void> {
+  await mapWithConcurrency(pointers, WRITE_CONCURRENCY, ({ key }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key })));
 }
 
 /**
@@ -201,7 +238,7 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
  * items, unless an item holds a newer version of the order's link. An order's identifiers only
  * grow (merge-order.ts), so a newer version's links cover an older one's.
  */
-export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<void> {
+export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
   const latest = new Map<string, VersionedOrder>();
   for (const entry of orders) {
     const known = latest.get(entry.order.orderId);
@@ -237,34 +274,325 @@ export async function applyJourneyOrders(pixelId: string, orders: readonly Versi
       }
     }
   });
+  // A write refused for an older version still names identifiers whose person may have changed.
+  return new Set(writes.map(({ identifier }) => identifier));
+}
+
+/** An order's date as the journey items know it: set from the order store's state, never from an older version. */
+interface OrderDate {
+  v: number;
+  at: string;
+}
+
+/**
+ * Projector step for every order a batch touched (events, import, rebuild): records its date on
+ * its `o:` item, so the resolution files its journey under the right day. Returns the identifiers
+ * written (a date that moved needs its journey filed again).
+ */
+export async function applyOrderDates(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
+  const latest = new Map<string, VersionedOrder>();
+  for (const entry of orders) {
+    const known = latest.get(entry.order.orderId);
+    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
+  }
+  await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, async ({ order, version }) => {
+    const key = journeyKey(pixelId, `o:${order.orderId}`);
+    const date: OrderDate = { v: version, at: order.orderDate };
+    const update = () =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET d = :d',
+          ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(d) OR d.v <= :v)',
+          ExpressionAttributeValues: { ':d': date, ':v': version },
+        }),
+      );
+    try {
+      await update();
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await ensureJourneyItem(key);
+      try {
+        await update();
+      } catch (again) {
+        if (!isConditionFailure(again)) throw again;
+      }
+    }
+  });
+  return new Set([...latest.keys()].map((orderId) => `o:${orderId}`));
+}
+
+/**
+ * Projector step for orders whose statements were all taken back: forgets their date (unless a
+ * newer version of the order stored one since), so the resolution takes their journeys back.
+ * Returns their `o:` identifiers.
+ */
+export async function forgetOrderDates(pixelId: string, deleted: ReadonlyArray<{ orderId: string; version: number }>): Promise<Set<string>> {
+  await mapWithConcurrency(deleted, WRITE_CONCURRENCY, ({ orderId, version }) =>
+    fenced(() =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: journeyKey(pixelId, `o:${orderId}`),
+          UpdateExpression: 'REMOVE d',
+          ConditionExpression: 'd.v <= :v',
+          ExpressionAttributeValues: { ':v': version },
+        }),
+      ),
+    ),
+  );
+  return new Set(deleted.map(({ orderId }) => `o:${orderId}`));
+}
+
+/**
+ * What a query reads of one order: its person's touchpoints in (order time − the longest window,
+ * order time], oldest first, as `[id, at, source, utm…, campaignId, adsetId, adId]` rows.
+ */
+function journeyRows(orderAt: number, touchpoints: ReadonlyArray<[string, string]>): string {
+  const rows: Array<[string, ...TouchpointEntry]> = [];
+  for (const [id, text] of touchpoints) {
+    const entry = JSON.parse(text) as TouchpointEntry;
+    if (entry[0] > orderAt - KEPT_MS && entry[0] <= orderAt) rows.push([id, ...entry]);
+  }
+  rows.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return JSON.stringify(rows);
 }
 
 /**
  * Writes the journeys of a pixel that has none yet from whole sets, with batched puts of the same
- * items the projector keeps (benchmark datasets). Not for a pixel with journey items already.
+ * items the projector keeps, order journeys filed (benchmark datasets, the first start's demo).
+ * Not for a pixel with journey items already.
  */
 export async function writeInitialJourneys(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>, orders: readonly VersionedOrder[] = []): Promise<void> {
-  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string> }>();
+  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string>; d?: OrderDate }>();
   const itemOf = (identifier: string) => {
     let item = items.get(identifier);
     if (!item) items.set(identifier, (item = { l: {}, t: {} }));
     return item;
   };
+  const people = new IdentityComponents();
   const pointers: WriteRequest[] = [];
   for (const { entryId, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
+    if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
     if (writes.length > 0 && event.eventIdSource === 'client') {
       pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
     }
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
+    itemOf(`o:${order.orderId}`).d = { v: version, at: order.orderDate };
+    people.link(ids);
     if (ids.length < 2) continue;
     for (const identifier of ids) itemOf(identifier).l[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
   }
+  const touchpointsOf = new Map<string, Array<[string, string]>>();
+  for (const [identifier, item] of items) {
+    const root = people.root(identifier);
+    const list = touchpointsOf.get(root) ?? [];
+    list.push(...Object.entries(item.t));
+    touchpointsOf.set(root, list);
+  }
+  const days = new Map<string, { key: ItemKey; jo: Record<string, { g: number; a: number; j: string }> }>();
+  for (const [identifier, item] of items) {
+    if (!item.d) continue;
+    const orderId = identifier.slice(2);
+    const at = Date.parse(item.d.at);
+    const key = orderJourneyKey(pixelId, orderId, at);
+    const day = days.get(key.SK) ?? { key, jo: {} };
+    day.jo[orderId] = { g: 0, a: at, j: journeyRows(at, touchpointsOf.get(people.root(identifier)) ?? []) };
+    Object.assign(item, { fd: new Set([key.SK]) });
+    days.set(key.SK, day);
+  }
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps } } }));
+  for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
   await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
+}
+
+/** The groups of identifiers a journey item's links name, each with the item's own identifier. */
+function linksOf(identifier: string, item: Record<string, unknown>): string[][] {
+  return Object.values((item.l ?? {}) as Record<string, string | { ids: string }>).map((value) => [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])]);
+}
+
+const identifierOf = (pixelId: string, item: Record<string, unknown>) => (item.PK as string).slice(pixelJourneysPk(pixelId).length);
+
+/** A number no earlier resolution of the pixel's persons got: later resolutions' writes win over earlier ones'. */
+async function nextGeneration(pixelId: string): Promise<number> {
+  const { Attributes } = await documentClient.send(
+    new UpdateCommand({ TableName: tableName(), Key: generationKey(pixelId), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' }),
+  );
+  return Number(Attributes!.n);
+}
+
+/**
+ * Files each order's journey again for the persons of `touched` (identifiers whose links,
+ * touchpoints or order date a batch changed), from the journey items as they are now: walks each
+ * one's whole component (every identifier linked to it, transitively), then writes, for every
+ * order of the component (its `o:` members with a known date), the component's touchpoints that
+ * a window may credit, under the order's day.
+ *
+ * Exact under P6's guarantees: what is written depends only on the links, touchpoints and dates
+ * stored, so a retried or repeated batch writes the same; a merge or a split (a delivery taken
+ * back) changes the component of an identifier the batch touched, so that batch files its orders
+ * again. Concurrent batches (stream shards, an import or a rebuild beside the drain): each takes
+ * a generation once its own writes are stored and an order's entry only replaces an older
+ * generation's, so the last resolution, which read everything stored before it started, stands.
+ */
+export async function resolvePersons(pixelId: string, touched: Iterable<string>): Promise<void> {
+  let pending = [...new Set(touched)];
+  if (pending.length === 0) return;
+  const generation = await nextGeneration(pixelId);
+  const people = new IdentityComponents();
+  const journeys = new Map<string, Record<string, unknown>>();
+  const fetched = new Set<string>();
+  while (pending.length > 0) {
+    for (const identifier of pending) {
+      fetched.add(identifier);
+      people.link([identifier]);
+    }
+    const items = await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY });
+    const next = new Set<string>();
+    for (const item of items) {
+      const identifier = identifierOf(pixelId, item);
+      journeys.set(identifier, item);
+      for (const link of linksOf(identifier, item)) {
+        people.link(link);
+        for (const id of link) if (!fetched.has(id)) next.add(id);
+      }
+    }
+    pending = [...next];
+  }
+  const touchpointsOf = new Map<string, Array<[string, string]>>();
+  for (const [identifier, item] of journeys) {
+    const root = people.root(identifier);
+    const list = touchpointsOf.get(root) ?? [];
+    list.push(...Object.entries((item.t ?? {}) as Record<string, string>));
+    touchpointsOf.set(root, list);
+  }
+  const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[] }> = [];
+  for (const [identifier, item] of journeys) {
+    if (!identifier.startsWith('o:')) continue;
+    const date = item.d as OrderDate | undefined;
+    const filedUnder = item.fd instanceof Set ? [...(item.fd as Set<string>)] : [];
+    if (!date && filedUnder.length === 0) continue;
+    const at = date && Date.parse(date.at);
+    // An order without a date (deleted) keeps no journey: only its earlier filings are taken back.
+    filings.push({ orderId: identifier.slice(2), filing: at === undefined ? undefined : { at, rows: journeyRows(at, touchpointsOf.get(people.root(identifier)) ?? []) }, filedUnder });
+  }
+  await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder }) => {
+    const orderKey = journeyKey(pixelId, `o:${orderId}`);
+    const day = filing && orderJourneyKey(pixelId, orderId, filing.at).SK;
+    // Where an order's journey is filed is recorded first (`fd`), so the entry a date move leaves
+    // behind is found and removed, by this run or by its retry.
+    if (filing && day && !filedUnder.includes(day)) {
+      await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: orderKey, UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([day]) } }));
+    }
+    if (filing) await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation);
+    for (const other of filedUnder.filter((sk) => sk !== day)) {
+      await fenced(() =>
+        documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: { PK: pixelJourneysPk(pixelId), SK: other },
+            UpdateExpression: 'REMOVE jo.#o',
+            ConditionExpression: 'attribute_exists(jo.#o) AND jo.#o.g < :g',
+            ExpressionAttributeNames: { '#o': orderId },
+            ExpressionAttributeValues: { ':g': generation },
+          }),
+        ),
+      );
+      await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: orderKey, UpdateExpression: 'DELETE fd :day', ExpressionAttributeValues: { ':day': new Set([other]) } }));
+    }
+  });
+}
+
+async function fenced(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    // A later resolution already wrote there: its state stands.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+async function fileOrderJourney(pixelId: string, orderId: string, at: number, rows: string, generation: number): Promise<void> {
+  const key = orderJourneyKey(pixelId, orderId, at);
+  const update = () =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET jo.#o = :entry',
+        ConditionExpression: 'attribute_exists(jo) AND (attribute_not_exists(jo.#o) OR jo.#o.g < :g)',
+        ExpressionAttributeNames: { '#o': orderId },
+        ExpressionAttributeValues: { ':entry': { g: generation, a: at, j: rows }, ':g': generation },
+      }),
+    );
+  try {
+    await update();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    try {
+      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    } catch (exists) {
+      if (!isConditionFailure(exists)) throw exists;
+    }
+    try {
+      await update();
+    } catch (again) {
+      // A later resolution already filed this order: its entry stands.
+      if (!isConditionFailure(again)) throw again;
+    }
+  }
+}
+
+/**
+ * The touchpoints that may take credit for each order: its journey entries, read by order day
+ * (Queries over the UTC days the orders fall on, never a walk of the identity graph). A day without
+ * orders between two order days is read too; an entry of an order not asked for is skipped. An entry filed
+ * under another date than the order's current one is left over from before its date moved and
+ * is not used; an order without an entry has no touchpoint.
+ */
+export async function readOrderJourneys(pixelId: string, orders: ReadonlyArray<{ orderId: string; orderDate: string }>): Promise<Map<string, Touchpoint[]>> {
+  const days = [...new Set(orders.map((order) => utcDay(Date.parse(order.orderDate))))].sort();
+  // Runs of consecutive days, each read by one paginated Query, several at once: far fewer
+  // requests than a Query a day, and a range read in parallel pieces.
+  const runs: Array<[string, string]> = [];
+  const perRun = Math.max(1, Math.ceil(days.length / READ_CONCURRENCY));
+  let length = 0;
+  for (const day of days) {
+    const run = runs[runs.length - 1];
+    // A gap of more than two days (a compare range far from the primary one) starts a new run.
+    if (run && length < perRun && Date.parse(day) - Date.parse(run[1]) <= 2 * 86_400_000) {
+      run[1] = day;
+      length++;
+    } else {
+      runs.push([day, day]);
+      length = 1;
+    }
+  }
+  const pages = await mapWithConcurrency(runs, READ_CONCURRENCY, ([first, last]) =>
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': pixelJourneysPk(pixelId), ':first': `DAY#${first}#`, ':last': `DAY#${last}#~` },
+    }),
+  );
+  const entries = new Map<string, { a: number; j: string }>();
+  for (const items of pages) {
+    for (const item of items) {
+      for (const [orderId, entry] of Object.entries((item.jo ?? {}) as Record<string, { a: number; j: string }>)) entries.set(`${orderId}\u0000${entry.a}`, entry);
+    }
+  }
+  const journeys = new Map<string, Touchpoint[]>();
+  for (const order of orders) {
+    const entry = entries.get(`${order.orderId}\u0000${Date.parse(order.orderDate)}`);
+    if (!entry) continue;
+    const rows = JSON.parse(entry.j) as Array<[string, ...TouchpointEntry]>;
+    journeys.set(order.orderId, rows.map(([id, ...touchpoint]) => touchpointOf(id, touchpoint as TouchpointEntry)));
+  }
+  return journeys;
 }
 
 /** What the journey items say about a set of identifiers: the links among them, and their touchpoints. */
@@ -273,32 +601,4 @@ export interface JourneyGraph {
   links: string[][];
   /** Touchpoints by the identifier they are stored under. */
   touchpoints: Map<string, Touchpoint[]>;
-}
-
-/**
- * Walks the identity graph from `start`: reads the items of the identifiers met, then of the
- * identifiers their links name, until no new one appears. One batched read per round, of the
- * persons met only.
- */
-export async function readJourneyGraph(pixelId: string, start: readonly string[]): Promise<JourneyGraph> {
-  const graph: JourneyGraph = { links: [], touchpoints: new Map() };
-  const fetched = new Set<string>();
-  let pending = [...new Set(start)];
-  for (let round = 0; pending.length > 0 && round < MAX_ROUNDS; round++) {
-    for (const identifier of pending) fetched.add(identifier);
-    const items = await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY });
-    const next = new Set<string>();
-    for (const item of items) {
-      const identifier = (item.PK as string).slice(`PIXEL#${pixelId}#AJ#`.length);
-      for (const value of Object.values((item.l ?? {}) as Record<string, string | { ids: string }>)) {
-        const ids = JSON.parse(typeof value === 'string' ? value : value.ids) as string[];
-        graph.links.push([identifier, ...ids]);
-        for (const id of ids) if (!fetched.has(id)) next.add(id);
-      }
-      const touchpoints = Object.entries((item.t ?? {}) as Record<string, string>).map(([id, text]) => touchpointOf(id, JSON.parse(text) as TouchpointEntry));
-      if (touchpoints.length > 0) graph.touchpoints.set(identifier, touchpoints);
-    }
-    pending = [...next];
-  }
-  return graph;
 }

@@ -45,8 +45,11 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     `#QP#<orderId>` / `POINTER`, `#QF#<day>#<0-31>` / `FACTS` (event facts) and
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
- *                     of one identifier) and `#AJD#<eventId>#<entryId>` / `POINTER` (the items a client
- *                     eventId's delivery wrote, to take it back) (journey-repository.ts)
+ *                     of one identifier; on an order's `o:` item its date `d` and the days its journey
+ *                     is filed under `fd`), `PIXEL#<pixelId>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (each
+ *                     order's journey, by UTC order day, map `jo`) and `/ GENERATION` (the counter of
+ *                     person resolutions), and `#AJD#<eventId>#<entryId>` / `POINTER` (the items a
+ *                     client eventId's delivery wrote, to take it back) (journey-repository.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads

@@ -157,3 +157,54 @@ describe('POST /db-mgmt/api/query-attribution over the stored read models', () =
     expect((await query({}, writeHeaders)).status).toBe(403);
   });
 });
+
+describe('order journeys kept by the projector as persons merge and orders move', () => {
+  const MERGE_PIXEL = 'px_attr_merge';
+  let headers: { read: Record<string, string>; write: Record<string, string> };
+  const send = (body: unknown) => invoke(ingestEvents, apiEvent({ method: 'POST', path: '/tr/api/events', headers: headers.write, body, now: NOW }));
+  const credits = async () => {
+    const response = await invoke(
+      queryAttribution,
+      apiEvent({
+        method: 'POST',
+        path: '/db-mgmt/api/query-attribution',
+        headers: headers.read,
+        body: { pixelId: MERGE_PIXEL, dateRange: { start: '2026-03-01', end: '2026-03-24' }, dimension: 'channel.campaign_id', measures: ['attribution.orders'] },
+      }),
+    );
+    expect(response.status).toBe(200);
+    return (response.body!.results[0].data.primary as Array<Record<string, unknown>>).map((point) => [point['channel.campaign_id'], point['attribution.orders']]);
+  };
+  const filedDays = async () =>
+    (await wholeTable())
+      .filter((item) => item.PK === `PIXEL#${MERGE_PIXEL}#AJ#` && String(item.SK).startsWith('DAY#') && Object.hasOwn((item.jo ?? {}) as object, 'm1'))
+      .map((item) => String(item.SK).slice(4, 14));
+
+  beforeAll(async () => {
+    headers = {
+      write: await mintApiKey({ pixelId: MERGE_PIXEL, scopes: ['events:write'] }).then(({ apiKey }) => ({ 'x-api-key': apiKey, 'x-pixel-id': MERGE_PIXEL })),
+      read: await mintApiKey({ pixelId: MERGE_PIXEL, scopes: ['analytics:read'] }).then(({ apiKey }) => ({ 'x-api-key': apiKey, 'x-pixel-id': MERGE_PIXEL })),
+    };
+  });
+
+  it('credits an order to a browser linked to its buyer only after the order, files a moved order under its new day only', async () => {
+    // The order is placed by an email the pixel has never seen with a browser; a browser came from an ad before.
+    expect((await send({ events: [{ name: 'purchase', eventId: 'm-buy', timestamp: '2026-03-12T10:00:00Z', user: { emails: ['late@example.com'] }, data: { orderId: 'm1', value: 40, currency: 'USD' } }] })).status).toBe(200);
+    expect((await send({ events: [{ name: 'page_view', eventId: 'm-ad', timestamp: '2026-03-08T10:00:00Z', user: { anonymousId: 'M1' }, page: { url: META_AD } }] })).status).toBe(200);
+    await drainPipeline();
+    expect(await credits()).toEqual([[null, 1]]);
+    expect(await filedDays()).toEqual(['2026-03-12']);
+
+    // Days later the browser signs in with that email: one person, whose ad visit now takes the order.
+    expect((await send({ events: [{ name: 'login', eventId: 'm-login', timestamp: '2026-03-20T10:00:00Z', user: { anonymousId: 'M1', emails: ['late@example.com'] } }] })).status).toBe(200);
+    await drainPipeline();
+    expect(await credits()).toEqual([['c1', 1]]);
+
+    // The order export says the order was placed two days later: its journey moves to that day.
+    const file = join(mkdtempSync(join(tmpdir(), 'attribution-')), 'moved.ndjson');
+    writeFileSync(file, JSON.stringify({ orderId: 'm1', orderDate: '2026-03-14T10:00:00Z', value: 40, currency: 'USD', customer: { emails: ['late@example.com'] } }));
+    await importOrdersFile(MERGE_PIXEL, file);
+    expect(await filedDays()).toEqual(['2026-03-14']);
+    expect(await credits()).toEqual([['c1', 1]]);
+  });
+});

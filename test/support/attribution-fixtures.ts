@@ -1,7 +1,7 @@
 import { FxTable } from '../../shared/ads/fx-table';
 import type { QueryOrder } from '../../shared/analytics/query-data';
 import { shapeAttribution } from '../../shared/attribution/attribution-engine';
-import { runAttributionQuery, type AttributionSource } from '../../shared/attribution/attribution-service';
+import { runAttributionQuery, touchpointsByOrder, type AttributionSource } from '../../shared/attribution/attribution-service';
 import type { Ad, FxRatesEntry } from '../../shared/schemas/ad-import';
 import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
 import type { HourlyMetrics } from '../../shared/store/hourly-metrics-codec';
@@ -43,7 +43,7 @@ export function memoryAttributionSource(pixel: AttributionPixel): AttributionSou
       new Map((pixel.ads ?? []).filter(({ ad }) => ads.includes(ad)).map(({ ad, hours }) => [`${ad.platform}#${ad.adId}`, hours.filter((hour) => inRange(hour.hour, range))])),
     ordersPlaced: async (_pixelId, range) => pixel.orders.filter((order) => inRange(Date.parse(order.orderDate), range)),
     customerHistory: async () => pixel.orders,
-    journeyGraph: async () => graphOf(pixel.events),
+    journeys: async (_pixelId, orders) => touchpointsByOrder(orders, graphOf(pixel.events)),
   };
 }
 

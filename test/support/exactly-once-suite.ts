@@ -26,9 +26,11 @@ export function exactlyOnceSuite(store: string): void {
 
     it('ends as a clean run after a fault at any single store call of the consumer, each in turn', async () => {
       const clean = await run('fault_clean', async () => void (await drainAll()));
-      // Every registered read model is in the comparison: the query's and the attribution journeys (links and touchpoints).
+      // Every registered read model is in the comparison: the query's and the attribution journeys (links, touchpoints...
       expect(JSON.stringify(clean)).toContain('#QO#');
       expect(JSON.stringify(clean)).toMatch(/#AJ#a:anon0".*"t":\{"[^}]+/);
+      // ...and the order journeys filed by order day.
+      expect(JSON.stringify(clean)).toMatch(/"SK":"DAY#2026-03-1\d#\d\d","jo":\{"o\d"/);
 
       // How many store calls a clean pass makes: every point call, and every batched write (log
       // entries marked projected, event pages, orders' transactions); each of them is failed once, in turn. Bulk reads
@@ -64,7 +66,7 @@ export function exactlyOnceSuite(store: string): void {
         expect(state, `fault at store call ${nth} of ${calls}`).toEqual(clean);
       }
     // Every faultable call of a clean pass fails once, in its own run: a few hundred runs on a shared machine.
-    }, 600_000);
+    }, 900_000);
 
     it('ends as a clean run whatever the grouping, order and repetition of projections (fast-check)', async () => {
       let runId = 0;
@@ -85,7 +87,7 @@ export function exactlyOnceSuite(store: string): void {
         }),
         { numRuns: 25 },
       );
-    }, 240_000);
+    }, 600_000);
   });
 }
 
@@ -201,8 +203,23 @@ async function snapshot(pixelId: string): Promise<unknown> {
           if (Array.isArray(copy.keys) && copy.keys.length === 0) return undefined;
           delete copy.v;
         }
+        // The person resolutions' generation counts resolutions, not what they found: like the
+        // order's write counter, it is left out (the counter itself and each item's `g`).
+        // So is the order store's version an order's date is kept with (`d.v`).
+        if (item.SK === 'GENERATION') return undefined;
+        if (String(item.PK).includes('#AJ#') && copy.jo !== null && typeof copy.jo === 'object') {
+          const journeys = Object.entries(copy.jo as Record<string, { g: number }>).map(([orderId, { g: _g, ...entry }]) => [orderId, entry]);
+          // A day whose every order journey moved to another day reads as no day.
+          if (journeys.length === 0) return undefined;
+          copy.jo = Object.fromEntries(journeys);
+        }
+        if (copy.fd instanceof Set) copy.fd = [...copy.fd].sort();
+        if (String(item.PK).includes('#AJ#') && copy.d !== null && typeof copy.d === 'object') {
+          const { v: _v, ...date } = copy.d as { v: number };
+          copy.d = date;
+        }
         // A journey item whose every entry was taken back reads as no item, as in a run that never wrote it.
-        if (String(item.PK).includes('#AJ#') && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
+        if (item.SK === 'JOURNEY' && copy.d === undefined && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
         // A day's event facts whose every delivery was taken back read as no facts at all.
         if (copy.e !== null && typeof copy.e === 'object' && Object.keys(copy.e as object).length === 0) return undefined;
         return copy;
