@@ -17,7 +17,7 @@ import { measureFunctions, printFunctionCases, type FunctionCases } from './func
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
-import { resultsFilePath, resultsHeader, writeResults } from './results-file';
+import { mergeSectionIntoResults, resultsFilePath, resultsHeader, writeResults } from './results-file';
 import { asCases, missingCases, requiredCases, type BenchResults, type CaseFigures } from './results-schema';
 import { runSectionProcess } from './section-process';
 import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
@@ -244,7 +244,36 @@ function printCases(results: BenchResults): void {
   for (const [id, reason] of Object.entries(results.failed)) log(`  ${id}: not measured (${reason})`);
 }
 
+/**
+ * `BENCH_SECTIONS=latency,soak npm run bench`: only the named sections, each merged into the
+ * existing results file as `bench:soak` merges its own (its cases and failures replace the
+ * section's earlier ones; the other sections' stay). For measuring one section again after a
+ * change or a failed run without repeating the others.
+ */
+async function runSectionsAlone(names: readonly string[]): Promise<void> {
+  const unknown = names.filter((name) => !sections.some((section) => section.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: no section ${unknown.join(', ')} (sections: ${sections.map((section) => section.name).join(', ')})`);
+  const resultsFile = resultsFilePath(projectRoot);
+  for (const section of sections.filter(({ name }) => names.includes(name))) {
+    log();
+    const owns = (id: string) => section.prefixes.some((prefix) => id.startsWith(prefix));
+    let outcome: SectionOutcome;
+    try {
+      outcome = await section.run();
+    } catch (error) {
+      console.error(`Benchmark section ${section.name} failed:`, error);
+      const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
+      outcome = { cases: {}, failed: Object.fromEntries(Object.keys(requiredCases()).filter(owns).map((id) => [id, reason])), details: {} };
+      process.exitCode = 1;
+    }
+    mergeSectionIntoResults(resultsFile, { command: `bench (BENCH_SECTIONS=${section.name})`, owns, cases: outcome.cases, failed: outcome.failed, details: { ...outcome.details } });
+  }
+  log(`Wrote ${resultsFile}`);
+}
+
 async function main(): Promise<void> {
+  const only = process.env.BENCH_SECTIONS?.split(',').filter((name) => name !== '');
+  if (only !== undefined && only.length > 0) return runSectionsAlone(only);
   const started = performance.now();
   const header = resultsHeader();
   log(`Node ${header.node} on ${header.cpus} x ${header.cpuModel}${quick ? '; --quick: small data, figures not comparable with a full run' : ''}`);
