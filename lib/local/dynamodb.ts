@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { createTableInput } from '../../shared/store/table-design';
+import { closeDynaliteIteratorsOnReturn } from './dynalite-iterators';
+
+closeDynaliteIteratorsOnReturn();
 
 export interface EmbeddedDynamo {
   endpoint: string;
