@@ -19,7 +19,7 @@ import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath, resultsHeader, writeResults } from './results-file';
 import { asCases, missingCases, requiredCases, type BenchResults, type CaseFigures } from './results-schema';
-import { runSectionProcess } from './section-process';
+import { DEFAULT_QUERY_SCALE, runSectionProcess } from './section-process';
 import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
@@ -190,7 +190,7 @@ async function benchQuery(): Promise<SectionOutcome> {
   return {
     cases,
     failed: result.failed,
-    details: { query: { ...result.dataset, scale: Number(process.env.BENCH_QUERY_SCALE ?? 0.05), failed: result.failed } },
+    details: { query: { ...result.dataset, scale: Number(process.env.BENCH_QUERY_SCALE ?? DEFAULT_QUERY_SCALE), failed: result.failed } },
   };
 }
 
@@ -282,8 +282,10 @@ async function main(): Promise<void> {
   const details: Details = {};
   const required = Object.keys(requiredCases());
   let sectionsFailed = 0;
+  const sectionSeconds: Record<string, number> = {};
   for (const section of sections) {
     log();
+    const sectionStarted = performance.now();
     try {
       const outcome = await section.run();
       Object.assign(cases, outcome.cases);
@@ -295,8 +297,9 @@ async function main(): Promise<void> {
       console.error(`Benchmark section ${section.name} failed:`, error);
       for (const id of required) if (section.prefixes.some((prefix) => id.startsWith(prefix))) failed[id] = reason;
     }
+    sectionSeconds[section.name] = Math.round((performance.now() - sectionStarted) / 100) / 10;
   }
-  const run = { wallSeconds: Math.round((performance.now() - started) / 100) / 10, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+  const run = { wallSeconds: Math.round((performance.now() - started) / 100) / 10, sectionSeconds, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
   const results: BenchResults = {
     ...header,
     quick,
@@ -314,7 +317,7 @@ async function main(): Promise<void> {
   const resultsFile = resultsFilePath(projectRoot);
   writeResults(resultsFile, results);
   log();
-  log(`Whole run: ${run.wallSeconds.toFixed(1)} s; peak RSS of the runner ${formatMegabytes(run.peakRssBytes)}`);
+  log(`Whole run: ${run.wallSeconds.toFixed(1)} s (${Object.entries(sectionSeconds).map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(', ')}); peak RSS of the runner ${formatMegabytes(run.peakRssBytes)}`);
   log(`Wrote ${resultsFile}`);
   // A case that could not be measured is a result; a section that crashed, or a required case
   // nobody reported, is a broken bench.

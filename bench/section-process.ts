@@ -19,11 +19,10 @@ import { measureQuery, type QueryBenchResult } from './query';
  */
 /**
  * The query section's default size, as a share of the published dataset (100,000 orders and about
- * 1,000,000 events a year). At full size, writing the dataset alone takes about 3.5 minutes on the
- * 2-core VM, which would take the whole bench past 15 minutes; `BENCH_QUERY_SCALE=1` runs it
- * (README, Benchmarks, has the figures).
+ * 1,000,000 events a year, the size P7-P9 define their cases on). Writing it takes about 2.5
+ * minutes on a quiet 2-core machine; `BENCH_QUERY_SCALE=0.05` is a quicker run for development.
  */
-const DEFAULT_QUERY_SCALE = 0.05;
+export const DEFAULT_QUERY_SCALE = 1;
 
 const sections = {
   adListing: (projectRoot: string, log: (line: string) => void): Promise<AdListingResult> => {
