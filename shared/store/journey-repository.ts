@@ -29,6 +29,10 @@ import type { VersionedOrder } from './order-repository';
  * { ids }, naming the items that delivery wrote, so a delivery that later loses to an earlier one
  * (P6's `superseded`) is taken back exactly.
  *
+ * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
+ * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
+ * maps are the union of its item's and its pages'.
+ *
  * An order's `o:` item also carries its date `d` ({ v, at }, the order store's version and order
  * date, never replaced by an older version) and `fd`, the day items its journey is filed under.
  *
@@ -36,15 +40,18 @@ import type { VersionedOrder } from './order-repository';
  * `PIXEL#<p>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (the order id's hash picks one of 16 items), map
  * `jo`: `<orderId>` → { g, a, j }: the generation that wrote it, the order time, and JSON rows
  * `[id, at, source, utm…, campaignId, adsetId, adId]` of its person's touchpoints in
- * (order time − 90 days, order time], oldest first. `PIXEL#<p>#AJ#` / `GENERATION` counts person
+ * (order time − 90 days, order time], oldest first, at most `MAX_JOURNEY_BYTES` of them (the
+ * latest). A journey larger than `INLINE_JOURNEY_BYTES`, or one whose shard is full, is filed in an
+ * item of its own beside the shard, `DAY#<YYYY-MM-DD>#<00-15>#<orderId>`, with the same map `jo`
+ * (a query's read of the day's keys finds it). `PIXEL#<p>#AJ#` / `GENERATION` counts person
  * resolutions (`resolvePersons`).
  *
  * Identifiers: `a:` anonymous id, `u:` user id, `e:` email hash, `p:` phone hash, `f:` click.fbp,
  * `o:` order id (a purchase event carrying `data.orderId`, and the order itself).
  *
  * Why this layout: the projector, which sees every change, walks the graph (one item per
- * identifier, one batched read per round, over the persons a batch touched only) and files each
- * order of a changed person with the touchpoints a window may credit. A query then reads only the
+ * identifier, one batched read per round, over the persons a batch touched only) and files again
+ * each order whose journey the batch can change, with the touchpoints a window may credit. A query then reads only the
  * day items of its orders' days: its cost follows the orders of its range, never a person's or the
  * pixel's history, and never a walk. Entries are keyed by delivery or order, written with a plain
  * SET (a duplicate rewrites the same value), so the state depends only on which deliveries won.
@@ -198,16 +205,16 @@ export const journeyPageKey = (pixelId: string, identifier: string, page: number
  * and no item may pass 400 KB. A retry may set an entry on a later page than its first attempt
  * did; the identifier's maps are the union of its item's and pages', so that reads the same.
  */
-async function setEntries(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<void> {
+async function setEntries(pixelId: string, identifier: string, writes: readonly EntryWrite[], lastPage: number): Promise<void> {
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':cap': ITEM_ENTRY_BYTES, ':sz': writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0) };
+  const values: Record<string, unknown> = { ':cap': ITEM_ENTRY_BYTES, ':sz': entryBytes(writes) };
   const sets = writes.map((write, i) => {
     names[`#k${i}`] = write.key;
     values[`:v${i}`] = write.value;
     return `${write.map}.#k${i} = :v${i}`;
   });
   const base = journeyKey(pixelId, identifier);
-  let page = 0;
+  let page = lastPage;
   for (let attempt = 0; attempt < MAX_PAGE_ATTEMPTS; attempt++) {
     const key = page === 0 ? base : journeyPageKey(pixelId, identifier, page);
     try {
@@ -307,13 +314,41 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
   }
   if (byIdentifier.size === 0) return new Set();
   await batchWrite(pointers, { concurrency: WRITE_CONCURRENCY });
-  const updates = [...byIdentifier].flatMap(([identifier, writes]) => {
-    const chunks: Array<{ identifier: string; writes: EntryWrite[] }> = [];
-    for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) chunks.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
-    return chunks;
+  // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
+  // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
+  // again; an existing one's entries go straight to its last page.
+  const pagesOf = new Map<string, number>();
+  for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] })) {
+    pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
+  }
+  const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
+  for (const [identifier, writes] of byIdentifier) {
+    if (!pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES) operations.push({ identifier, writes, create: true });
+    else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
+  }
+  await mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
+    if (create && (await createJourneyItem(pixelId, identifier, writes))) return;
+    for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
   });
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes));
   return new Set(byIdentifier.keys());
+}
+
+/** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
+const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
+
+/** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
+async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<boolean> {
+  const maps: Record<'l' | 't', Record<string, string>> = { l: {}, t: {} };
+  for (const write of writes) maps[write.map][write.key] = write.value;
+  try {
+    await documentClient.send(
+      new PutCommand({ TableName: tableName(), Item: { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(writes) }, ConditionExpression: 'attribute_not_exists(PK)' }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return false;
+  }
 }
 
 /**
@@ -539,8 +574,8 @@ export async function writeInitialJourneys(pixelId: string, deliveries: Readonly
     days.set(key.SK, day);
   }
   // Seeded items are whole sets of a few entries each; `sz` counts them as `setEntries` would.
-  const entryBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
-  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(maps.l) + entryBytes(maps.t) } } }));
+  const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
+  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
   await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
 }

@@ -19,6 +19,8 @@ const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
 const EMAIL = 'a'.repeat(64);
 const iso = (at: number) => new Date(at).toISOString();
+/** Entries of 90 page views and a purchase, all with one fbp: about 430 KB of touchpoints on one identifier. */
+const SHARED_ENTRIES = 40;
 
 function pageView(eventId: string, at: number, user: StoredEvent['user'], click?: StoredEvent['click']): StoredEvent {
   const url = `https://shop.example/?utm_source=facebook&utm_medium=paid&utm_campaign=c&campaign_id=c1&ad_id=${eventId}`;
@@ -100,7 +102,7 @@ describe('journeys of heavy persons', () => {
     // One fbp on every event (a shared browser id), and no anonymous id: every touchpoint lands on
     // that identifier's item, and every order's person is all of them.
     const click = { fbp: 'fb.1.1596403881668.1116446470' };
-    const entries = Array.from({ length: 30 }, (_, e) => {
+    const entries = Array.from({ length: SHARED_ENTRIES }, (_, e) => {
       const at = START + e * 3_600_000;
       const events = Array.from({ length: 90 }, (_, i) => pageView(`e${e}-${i}`, at + i * 1_000, undefined, click));
       events.push(purchase(`e${e}-buy`, at + 100_000, `shared-o${e}`, undefined, click));
@@ -111,26 +113,26 @@ describe('journeys of heavy persons', () => {
 
     const items = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`));
     const log = items.filter((item) => String(item.PK).endsWith('#LOG'));
-    expect(log.length).toBe(30);
+    expect(log.length).toBe(SHARED_ENTRIES);
     expect(log.every((item) => typeof item.projectedAt === 'string')).toBe(true);
     for (const item of items.filter((item) => !String(item.PK).endsWith('#LOG'))) {
       expect(Buffer.byteLength(JSON.stringify(item)), `${item.PK} ${item.SK}`).toBeLessThan(400_000);
     }
     const shared = items.filter((item) => item.PK === `PIXEL#${pixelId}#AJ#f:${click.fbp}`);
     expect(shared.length).toBeGreaterThan(1);
-    expect(Object.keys(shared.reduce((all, item) => ({ ...all, ...(item.t as object) }), {})).length).toBe(30 * 90);
+    expect(Object.keys(shared.reduce((all, item) => ({ ...all, ...(item.t as object) }), {})).length).toBe(SHARED_ENTRIES * 90);
 
-    // The last order's journey: the latest of the person's 2,700 touchpoints before it, as many as the cap holds.
+    // The last order's journey: the latest of the person's 3,600 touchpoints before it, as many as the cap holds.
     const last = entries.at(-1)!;
-    const orderDate = iso(START + 29 * 3_600_000 + 100_000);
-    const journey = (await readOrderJourneys(pixelId, [{ orderId: 'shared-o29', orderDate }])).get('shared-o29')!;
+    const orderDate = iso(START + (SHARED_ENTRIES - 1) * 3_600_000 + 100_000);
+    const journey = (await readOrderJourneys(pixelId, [{ orderId: `shared-o${SHARED_ENTRIES - 1}`, orderDate }])).get(`shared-o${SHARED_ENTRIES - 1}`)!;
     expect(journey.length).toBeGreaterThan(500);
-    expect(journey.length).toBeLessThan(2_700);
+    expect(journey.length).toBeLessThan(SHARED_ENTRIES * 90);
     expect(JSON.stringify(journey).length).toBeLessThan(2 * MAX_JOURNEY_BYTES);
-    expect(journey.at(-1)!.id).toBe(`e29-89@${last.entryId}`);
+    expect(journey.at(-1)!.id).toBe(`e${SHARED_ENTRIES - 1}-89@${last.entryId}`);
     expect(journey.map((touchpoint) => touchpoint.at)).toEqual(journey.map((touchpoint) => touchpoint.at).sort((a, b) => a - b));
     // Every order has its journey.
     const all = await readOrderJourneys(pixelId, entries.map((entry, e) => ({ orderId: `shared-o${e}`, orderDate: iso(START + e * 3_600_000 + 100_000) })));
-    expect(all.size).toBe(30);
+    expect(all.size).toBe(SHARED_ENTRIES);
   }, 120_000);
 });
