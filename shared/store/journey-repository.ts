@@ -322,15 +322,32 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
     pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
   }
   const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
+  const browserItems: WriteRequest[] = [];
   for (const [identifier, writes] of byIdentifier) {
-    if (!pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES) operations.push({ identifier, writes, create: true });
+    const fresh = !pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES;
+    // A browser's identifiers (`a:`, `f:`) are written by this step alone (orders carry neither),
+    // and one pixel's entries are projected one at a time: nothing else can create one between
+    // the read above and this write, so new ones go in batched puts, 25 a call. (A rebuild beside
+    // the drain replays stored deliveries, which write the same entries again.)
+    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) browserItems.push({ PutRequest: { Item: newJourneyItem(pixelId, identifier, writes) } });
+    else if (fresh) operations.push({ identifier, writes, create: true });
     else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
   }
-  await mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
-    if (create && (await createJourneyItem(pixelId, identifier, writes))) return;
-    for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
-  });
+  await Promise.all([
+    batchWrite(browserItems, { concurrency: 2 }),
+    mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
+      if (create && (await createJourneyItem(pixelId, identifier, writes))) return;
+      for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
+    }),
+  ]);
   return new Set(byIdentifier.keys());
+}
+
+/** A new identifier's item holding its first entries. */
+function newJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Record<string, unknown> {
+  const maps: Record<'l' | 't', Record<string, string>> = { l: {}, t: {} };
+  for (const write of writes) maps[write.map][write.key] = write.value;
+  return { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(writes) };
 }
 
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
@@ -338,12 +355,8 @@ const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write)
 
 /** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
 async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<boolean> {
-  const maps: Record<'l' | 't', Record<string, string>> = { l: {}, t: {} };
-  for (const write of writes) maps[write.map][write.key] = write.value;
   try {
-    await documentClient.send(
-      new PutCommand({ TableName: tableName(), Item: { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(writes) }, ConditionExpression: 'attribute_not_exists(PK)' }),
-    );
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: newJourneyItem(pixelId, identifier, writes), ConditionExpression: 'attribute_not_exists(PK)' }));
     return true;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
