@@ -244,10 +244,46 @@ function cpuSince(before: { server?: number; store?: number }, after: { server?:
   return { serverSeconds: delta(before.server, after.server), storeSeconds: delta(before.store, after.store), loadAverage: Math.round(loadavg()[0]! * 10) / 10 };
 }
 
-/** A storefront's mix: mostly page views, 5 purchases a batch, some identified; 10 events repeat the batch before. */
-class BatchFactory {
+/**
+ * A storefront's traffic, seeded so every run sends the same events. A batch is the events of a
+ * few visitors' sessions, 90 new events and 10 repeating the batch before (a client retrying).
+ * A session is one browser's visit: its own `anonymousId` and `click.fbp`, a landing page that
+ * carries the visit's marketing signal (a Meta or Google ad click with its ad-id URL parameters,
+ * an email link, an organic search referrer, or none: direct), then product and cart pages without
+ * one, and in some sessions a purchase, which carries the buyer's email. Most visitors are new;
+ * `RETURNING_SHARE` are returning customers from a pool of `CUSTOMER_POOL`, signed in (email and
+ * user id on every event of the session), on the browser they used before or on a new one.
+ * Identities, orders and touchpoints are then spread over many small persons as in a real shop,
+ * not glued into one (a shared identifier on every event makes one person of the whole run).
+ */
+const RETURNING_SHARE = 0.25;
+const CUSTOMER_POOL = 2_000;
+/** A returning customer is on a browser of theirs seen before in this share of sessions. */
+const SAME_BROWSER_SHARE = 0.5;
+const PURCHASE_SHARE = { new: 0.05, returning: 0.15 };
+/** Landing signals: Meta ad, Google ad, email, organic search; the rest is direct. */
+const LANDING = { meta: 0.3, google: 0.2, email: 0.1, search: 0.15 };
+
+/** mulberry32: a small seeded generator, so every run and every worktree sends the same traffic. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export class BatchFactory {
   private batch = 0;
   private previous: object[] = [];
+  private readonly random = seededRandom(20_260_310);
+  private visitors = 0;
+  private orders = 0;
+  /** Browsers each pool customer has used, by customer index. */
+  private readonly browsers = new Map<number, Array<{ anonymousId: string; fbp: string }>>();
   /** Events sent that repeat an eventId sent before: 10 % of every batch after the first. */
   duplicates = 0;
 
@@ -255,25 +291,61 @@ class BatchFactory {
     const batch = this.batch++;
     const repeats = this.previous.slice(0, Math.round(BATCH_SIZE * DUPLICATE_SHARE));
     this.duplicates += repeats.length;
-    const fresh = Array.from({ length: BATCH_SIZE - repeats.length }, (_, i) => {
-      const id = `b${batch}-e${i}`;
-      const kind = i % 20;
-      const name = kind < 12 ? 'page_view' : kind < 16 ? 'view_item' : kind < 18 ? 'add_to_cart' : kind < 19 ? 'begin_checkout' : 'purchase';
-      return {
-        name,
-        eventId: id,
-        ...(i % 4 === 0 ? { user: { emails: [`shopper${i}@example.com`], userIds: [`cust_${i}`] } } : {}),
-        ipAddress: '203.0.113.7',
-        page: { url: `https://shop.example/products/${i}?utm_source=meta&utm_medium=paid&utm_campaign=spring`, referrer: 'https://www.facebook.com/', title: 'Product' },
-        click: { fbc: 'fb.1.1554763741205.AbCdEfGhIjKlMnOp', fbp: 'fb.1.1596403881668.1116446470' },
-        data:
-          name === 'purchase'
-            ? { orderId: `o-${id}`, value: 59.9, currency: 'USD', items: [{ id: 'SKU1', name: 'Tee', price: 29.95, quantity: 2 }], sourceName: 'web', tags: ['bench'], paymentGateway: 'stripe' }
-            : { value: 29.95, currency: 'USD', items: [{ id: 'SKU1', name: 'Tee', price: 29.95, quantity: 1 }] },
-      };
-    });
+    const fresh: object[] = [];
+    const wanted = BATCH_SIZE - repeats.length;
+    while (fresh.length < wanted) {
+      for (const event of this.session()) {
+        if (fresh.length === wanted) break;
+        fresh.push({ ...event, eventId: `b${batch}-e${fresh.length}` });
+      }
+    }
     this.previous = fresh;
     return JSON.stringify({ events: [...fresh, ...repeats] });
+  }
+
+  /** One visit's events, in order (without eventIds). */
+  private session(): object[] {
+    const random = this.random;
+    const visitor = this.visitors++;
+    const returning = random() < RETURNING_SHARE;
+    const customer = Math.floor(random() * CUSTOMER_POOL);
+    let browser = { anonymousId: `anon-${visitor}`, fbp: `fb.1.1700000000000.${1_000_000 + visitor}` };
+    if (returning) {
+      const known = this.browsers.get(customer) ?? [];
+      if (known.length > 0 && random() < SAME_BROWSER_SHARE) browser = known[Math.floor(random() * known.length)]!;
+      else this.browsers.set(customer, [...known, browser]);
+    }
+    const user = returning ? { emails: [`customer${customer}@example.com`], userIds: [`cust_${customer}`] } : undefined;
+    const signal = random();
+    const campaign = Math.floor(random() * 5);
+    const ad = `campaign_id=c${campaign}&adset_id=s${campaign}${Math.floor(random() * 3)}&ad_id=a${campaign}${Math.floor(random() * 9)}`;
+    let landing: { url: string; referrer?: string; fbc?: string };
+    if (signal < LANDING.meta) landing = { url: `?utm_source=facebook&utm_medium=paid&utm_campaign=spring${campaign}&fbclid=IwAR${visitor}&${ad}`, referrer: 'https://www.facebook.com/', fbc: `fb.1.1700000000000.IwAR${visitor}` };
+    else if (signal < LANDING.meta + LANDING.google) landing = { url: `?gclid=Cj0K${visitor}&utm_source=google&utm_medium=cpc&${ad}` };
+    else if (signal < LANDING.meta + LANDING.google + LANDING.email) landing = { url: `?utm_source=klaviyo&utm_medium=email&utm_campaign=newsletter${campaign}` };
+    else if (signal < LANDING.meta + LANDING.google + LANDING.email + LANDING.search) landing = { url: '', referrer: 'https://www.google.com/' };
+    else landing = { url: '' };
+    const buys = random() < (returning ? PURCHASE_SHARE.returning : PURCHASE_SHARE.new);
+    const pages = 1 + Math.floor(random() * 6);
+    const names = ['page_view', ...Array.from({ length: pages }, () => (random() < 0.5 ? 'view_item' : 'page_view')), ...(buys ? ['add_to_cart', 'begin_checkout', 'purchase'] : random() < 0.2 ? ['add_to_cart'] : [])];
+    const buyer = user ?? { emails: [`buyer${visitor}@example.com`] };
+    return names.map((name, i) => {
+      const product = Math.floor(random() * 50);
+      const first = i === 0;
+      return {
+        name,
+        user: { anonymousId: browser.anonymousId, ...(name === 'purchase' ? buyer : user ?? {}) },
+        ipAddress: '203.0.113.7',
+        page: first
+          ? { url: `https://shop.example/products/${product}${landing.url}`, ...(landing.referrer ? { referrer: landing.referrer } : {}), title: 'Product' }
+          : { url: `https://shop.example/products/${product}`, referrer: 'https://shop.example/', title: 'Product' },
+        click: { fbp: browser.fbp, ...(first && landing.fbc ? { fbc: landing.fbc } : {}) },
+        data:
+          name === 'purchase'
+            ? { orderId: `o-${this.orders++}`, value: 59.9, currency: 'USD', items: [{ id: 'SKU1', name: 'Tee', price: 29.95, quantity: 2 }], sourceName: 'web', tags: ['bench'], paymentGateway: 'stripe' }
+            : { value: 29.95, currency: 'USD', items: [{ id: `SKU${product}`, name: 'Tee', price: 29.95, quantity: 1 }] },
+      };
+    });
   }
 }
 
@@ -288,6 +360,21 @@ interface BenchServer {
   counts: { retries: number };
 }
 
+const STDERR_TAIL_CHARS = 16_000;
+
+/**
+ * The last log record of a process's error output, on one line: from the last line that starts a
+ * record (a JSON object's `{` or any text at the line's start, not an indented or closing line),
+ * to the end, whitespace collapsed; undefined when there is none.
+ */
+export function lastLogRecord(output: string): string | undefined {
+  const lines = output.replace(/\s+$/, '').split('\n');
+  let start = lines.length - 1;
+  while (start > 0 && !/^[^\s}\]]/.test(lines[start]!)) start--;
+  const record = lines.slice(start).join(' ').replace(/\s+/g, ' ').trim();
+  return record.length > 0 ? record.slice(0, 1_000) : undefined;
+}
+
 /** A fresh store process and a server process on it; `work` runs against them, then both stop. */
 async function withServer<T>(projectRoot: string, mode: { drain: boolean; readModels: boolean }, work: (server: BenchServer) => Promise<T>): Promise<T> {
   const store: BenchStore = await startBenchStore('child-process');
@@ -299,12 +386,13 @@ async function withServer<T>(projectRoot: string, mode: { drain: boolean; readMo
   const profile = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/ingestion-server.ts'], { cwd: projectRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   // The server's error log: a drain that keeps failing repeats its error each pass, so only the
-  // latest is kept, to say why a case failed.
-  let lastError: string | undefined;
+  // latest record is kept, to say why a case failed. A record may span lines (a pretty-printed
+  // JSON log), so the tail of the output is kept and cut at the last record's start.
+  let stderrTail = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    const line = chunk.trim().split('\n').at(-1);
-    if (line) lastError = line.slice(0, 600);
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
   });
+  const lastError = () => lastLogRecord(stderrTail);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: store.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }));
   try {
@@ -324,7 +412,7 @@ async function withServer<T>(projectRoot: string, mode: { drain: boolean; readMo
     );
     const counts = { retries: 0 };
     const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { apiKey: string }).apiKey;
-    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey, counts), counts, store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }), lastError: () => lastError });
+    return await work({ send: sender(`http://127.0.0.1:${port}`, apiKey, counts), counts, store: documents, cpu: () => ({ server: cpuSecondsOf(child.pid), store: store.cpuSeconds() }), lastError });
   } finally {
     documents.destroy();
     child.stdin!.end();

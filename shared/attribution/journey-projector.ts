@@ -5,9 +5,11 @@ import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers
  * Keeps the identity graph, every identifier's touchpoints, each order's date and each order's
  * journey (journey-repository.ts) current with what the pipeline stores. Deliveries that lost to
  * an earlier one are taken back before the batch's winners are written, so a winner of the same
- * eventId is (re)written after. Then the orders of the persons of every identifier the batch
- * touched have their journeys filed again, and only then are the taken-back deliveries' pointers
- * removed: a crash before that leaves the retry what it needs to resolve the same identifiers.
+ * eventId is (re)written after. Then the orders the batch can change, in the persons of every
+ * identifier it touched, have their journeys filed again (`resolvePersons`: the orders in 90 days
+ * after its touchpoints, its own orders, every order of a person it merged or split), and only
+ * then are the taken-back deliveries' pointers removed: a crash before that leaves the retry what
+ * it needs to resolve the same identifiers.
  *
  * Orders are linked to their customer's identifiers only from batches without events: the order
  * import and the rebuild. An order made by purchase events is linked by those events themselves
@@ -18,13 +20,18 @@ export const journeyProjector: Projector = {
   name: 'attribution-journeys',
   async project({ pixelId, entries, orders, deletedOrders = [] }) {
     const pointers = await retractDeliveries(pixelId, entries.flatMap((entry) => entry.superseded));
-    const touched = new Set(pointers.flatMap((pointer) => pointer.ids));
+    const touched = new Set<string>();
     const fromEvents = await applyJourneyEvents(pixelId, entries.flatMap((entry) => entry.events.map((event) => ({ entryId: entry.entryId, event }))));
     for (const identifier of fromEvents) touched.add(identifier);
     if (entries.length === 0 && orders.length > 0) for (const identifier of await applyJourneyOrders(pixelId, orders)) touched.add(identifier);
     for (const identifier of await applyOrderDates(pixelId, orders)) touched.add(identifier);
     for (const identifier of await forgetOrderDates(pixelId, deletedOrders)) touched.add(identifier);
-    await resolvePersons(pixelId, touched);
+    await resolvePersons(pixelId, {
+      touched,
+      split: pointers.flatMap((pointer) => pointer.ids),
+      entryIds: new Set(entries.map((entry) => entry.entryId)),
+      orderIds: new Set([...orders.map(({ order }) => order.orderId), ...deletedOrders.map(({ orderId }) => orderId)]),
+    });
     await deletePointers(pointers);
   },
   // Seeding stands for an import of the orders plus the consumer's entries: the orders are linked.

@@ -7,9 +7,9 @@ import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
-import { setMapEntries } from './map-entries';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
+import { logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
 
@@ -29,6 +29,10 @@ import type { VersionedOrder } from './order-repository';
  * { ids }, naming the items that delivery wrote, so a delivery that later loses to an earlier one
  * (P6's `superseded`) is taken back exactly.
  *
+ * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
+ * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
+ * maps are the union of its item's and its pages'.
+ *
  * An order's `o:` item also carries its date `d` ({ v, at }, the order store's version and order
  * date, never replaced by an older version) and `fd`, the day items its journey is filed under.
  *
@@ -36,15 +40,18 @@ import type { VersionedOrder } from './order-repository';
  * `PIXEL#<p>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (the order id's hash picks one of 16 items), map
  * `jo`: `<orderId>` → { g, a, j }: the generation that wrote it, the order time, and JSON rows
  * `[id, at, source, utm…, campaignId, adsetId, adId]` of its person's touchpoints in
- * (order time − 90 days, order time], oldest first. `PIXEL#<p>#AJ#` / `GENERATION` counts person
+ * (order time − 90 days, order time], oldest first, at most `MAX_JOURNEY_BYTES` of them (the
+ * latest). A journey larger than `INLINE_JOURNEY_BYTES`, or one whose shard is full, is filed in an
+ * item of its own beside the shard, `DAY#<YYYY-MM-DD>#<00-15>#<orderId>`, with the same map `jo`
+ * (a query's read of the day's keys finds it). `PIXEL#<p>#AJ#` / `GENERATION` counts person
  * resolutions (`resolvePersons`).
  *
  * Identifiers: `a:` anonymous id, `u:` user id, `e:` email hash, `p:` phone hash, `f:` click.fbp,
  * `o:` order id (a purchase event carrying `data.orderId`, and the order itself).
  *
  * Why this layout: the projector, which sees every change, walks the graph (one item per
- * identifier, one batched read per round, over the persons a batch touched only) and files each
- * order of a changed person with the touchpoints a window may credit. A query then reads only the
+ * identifier, one batched read per round, over the persons a batch touched only) and files again
+ * each order whose journey the batch can change, with the touchpoints a window may credit. A query then reads only the
  * day items of its orders' days: its cost follows the orders of its range, never a person's or the
  * pixel's history, and never a walk. Entries are keyed by delivery or order, written with a plain
  * SET (a duplicate rewrites the same value), so the state depends only on which deliveries won.
@@ -56,6 +63,13 @@ const GENERATION_SK = 'GENERATION';
 const DAY_SHARDS = 16;
 /** A journey kept with its order reaches back as far as the longest window a query may ask for. */
 const KEPT_MS = Math.max(...ATTRIBUTION_WINDOWS) * 86_400_000;
+/**
+ * An order's journey keeps at most this much of its touchpoints (the latest), so its item stays
+ * below DynamoDB's 400 KB; above `INLINE_JOURNEY_BYTES` it gets an item of its own, so a day
+ * shard holds only small journeys (and one that is full anyway sends the next to their own).
+ */
+export const MAX_JOURNEY_BYTES = 200_000;
+const INLINE_JOURNEY_BYTES = 4_000;
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
@@ -74,6 +88,14 @@ function shardOf(orderId: string): string {
   return String((hash >>> 0) % DAY_SHARDS).padStart(2, '0');
 }
 export const orderJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey => ({ PK: pixelJourneysPk(pixelId), SK: `DAY#${utcDay(at)}#${shardOf(orderId)}` });
+/**
+ * An order's own journey item, beside its day's shard (its key sorts within the day's, so a
+ * query's read of the day finds it): for a journey too large to share an item.
+ */
+const ownJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey => ({ PK: pixelJourneysPk(pixelId), SK: `DAY#${utcDay(at)}#${shardOf(orderId)}#${orderId}` });
+/** Where a journey is filed first: its day's shard, or its own item when larger than `INLINE_JOURNEY_BYTES`. */
+const journeyItemKey = (pixelId: string, orderId: string, at: number, rows: string): ItemKey =>
+  Buffer.byteLength(rows) > INLINE_JOURNEY_BYTES ? ownJourneyKey(pixelId, orderId, at) : orderJourneyKey(pixelId, orderId, at);
 const deliveryPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
 
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
@@ -155,16 +177,119 @@ function isConditionFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
-async function ensureJourneyItem(key: ItemKey): Promise<void> {
+/** Creates an empty journey item unless it exists; true when this call created it. */
+async function ensureJourneyItem(key: ItemKey): Promise<boolean> {
   try {
     await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, l: {}, t: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+    return false;
   }
 }
 
-async function setEntries(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<void> {
-  await setMapEntries(journeyKey(pixelId, identifier), ['l', 't'], writes);
+/**
+ * An identifier's item takes deliveries' entries (links, touchpoints) up to about this many bytes
+ * (`sz` counts what was written to it, retries included, so it only overestimates); the rest go to
+ * its pages, `JOURNEY#1`, `JOURNEY#2`… (`np` on the item: how many), each filled to the same
+ * bound. What is left of 400 KB keeps room for an order's date and filings, and for the links of
+ * imported orders, which stay on the item itself.
+ */
+export const ITEM_ENTRY_BYTES = 300_000;
+const MAX_PAGE_ATTEMPTS = 32;
+export const journeyPageKey = (pixelId: string, identifier: string, page: number): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: `${JOURNEY_SK}#${page}` });
+
+/**
+ * Sets deliveries' entries on an identifier's item, or on its last page once the item is full:
+ * a shared identifier (one browser id on a kiosk, a test account) collects entries without end,
+ * and no item may pass 400 KB. A retry may set an entry on a later page than its first attempt
+ * did; the identifier's maps are the union of its item's and pages', so that reads the same.
+ */
+async function setEntries(pixelId: string, identifier: string, writes: readonly EntryWrite[], lastPage: number): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':cap': ITEM_ENTRY_BYTES, ':sz': entryBytes(writes) };
+  const sets = writes.map((write, i) => {
+    names[`#k${i}`] = write.key;
+    values[`:v${i}`] = write.value;
+    return `${write.map}.#k${i} = :v${i}`;
+  });
+  const base = journeyKey(pixelId, identifier);
+  let page = lastPage;
+  for (let attempt = 0; attempt < MAX_PAGE_ATTEMPTS; attempt++) {
+    const key = page === 0 ? base : journeyPageKey(pixelId, identifier, page);
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')} ADD sz :sz`,
+          ConditionExpression: `attribute_exists(l) AND (attribute_not_exists(sz) OR sz < :cap)${page === 0 ? ' AND attribute_not_exists(np)' : ''}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    // Refused: the item (or page) is missing, full, or no longer the last one.
+    const { Item: item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: base, ConsistentRead: true, ProjectionExpression: 'PK, np' }));
+    if (!item) {
+      await ensureJourneyItem(base);
+      continue;
+    }
+    const pages = typeof item.np === 'number' ? item.np : 0;
+    if (page !== pages) {
+      page = pages;
+      continue;
+    }
+    // A page whose opener failed before creating it is created; otherwise the last page (or the
+    // item, with no page yet) is full, and the next one is opened.
+    if (page > 0 && (await ensureJourneyItem(journeyPageKey(pixelId, identifier, page)))) continue;
+    await fenced(() => nextPage(base, pages));
+    page = pages + 1;
+    await ensureJourneyItem(journeyPageKey(pixelId, identifier, page));
+  }
+  throw new Error(`could not place ${writes.length} journey entries of ${identifier}: its pages kept changing`);
+}
+
+/** Moves an identifier's writes on from its last page `from` (0: the item itself) to a new one, unless another writer did. */
+function nextPage(base: ItemKey, from: number) {
+  return documentClient.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: base,
+      UpdateExpression: 'SET np = :next',
+      ConditionExpression: from === 0 ? 'attribute_not_exists(np)' : 'np = :from',
+      ExpressionAttributeValues: { ':next': from + 1, ...(from === 0 ? {} : { ':from': from }) },
+    }),
+  );
+}
+
+/** Journey items as read, each with its pages' entries merged into its maps (`np` pages). */
+async function withPages(pixelId: string, items: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const keys = items.flatMap((item) => {
+    const identifier = identifierOf(pixelId, item);
+    return Array.from({ length: typeof item.np === 'number' ? item.np : 0 }, (_, i) => journeyPageKey(pixelId, identifier, i + 1));
+  });
+  if (keys.length === 0) return items;
+  const pages = new Map<string, Array<Record<string, unknown>>>();
+  for (const page of await batchGet(keys, { concurrency: READ_CONCURRENCY })) {
+    const list = pages.get(page.PK as string) ?? [];
+    list.push(page);
+    pages.set(page.PK as string, list);
+  }
+  return items.map((item) => {
+    const more = pages.get(item.PK as string);
+    if (!more) return item;
+    const l = { ...((item.l ?? {}) as object) };
+    const t = { ...((item.t ?? {}) as object) };
+    for (const page of more) {
+      Object.assign(l, page.l ?? {});
+      Object.assign(t, page.t ?? {});
+    }
+    return { ...item, l, t };
+  });
 }
 
 /**
@@ -189,13 +314,54 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
   }
   if (byIdentifier.size === 0) return new Set();
   await batchWrite(pointers, { concurrency: WRITE_CONCURRENCY });
-  const updates = [...byIdentifier].flatMap(([identifier, writes]) => {
-    const chunks: Array<{ identifier: string; writes: EntryWrite[] }> = [];
-    for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) chunks.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
-    return chunks;
-  });
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes));
+  // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
+  // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
+  // again; an existing one's entries go straight to its last page.
+  const pagesOf = new Map<string, number>();
+  for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] })) {
+    pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
+  }
+  const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
+  const browserItems: WriteRequest[] = [];
+  for (const [identifier, writes] of byIdentifier) {
+    const fresh = !pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES;
+    // A browser's identifiers (`a:`, `f:`) are written by this step alone (orders carry neither),
+    // and one pixel's entries are projected one at a time: nothing else can create one between
+    // the read above and this write, so new ones go in batched puts, 25 a call. (A rebuild beside
+    // the drain replays stored deliveries, which write the same entries again.)
+    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) browserItems.push({ PutRequest: { Item: newJourneyItem(pixelId, identifier, writes) } });
+    else if (fresh) operations.push({ identifier, writes, create: true });
+    else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
+  }
+  await Promise.all([
+    batchWrite(browserItems, { concurrency: 2 }),
+    mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
+      if (create && (await createJourneyItem(pixelId, identifier, writes))) return;
+      for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
+    }),
+  ]);
   return new Set(byIdentifier.keys());
+}
+
+/** A new identifier's item holding its first entries. */
+function newJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Record<string, unknown> {
+  const maps: Record<'l' | 't', Record<string, string>> = { l: {}, t: {} };
+  for (const write of writes) maps[write.map][write.key] = write.value;
+  return { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(writes) };
+}
+
+/** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
+const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
+
+/** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
+async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<boolean> {
+  try {
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: newJourneyItem(pixelId, identifier, writes), ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return false;
+  }
 }
 
 /**
@@ -210,18 +376,23 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
     if (!Item) return undefined;
     const delivery = deliveryId(eventId, entryId);
     for (const identifier of Item.ids as string[]) {
-      try {
-        await documentClient.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: journeyKey(pixelId, identifier),
-            UpdateExpression: 'REMOVE l.#l, t.#t',
-            ConditionExpression: 'attribute_exists(l)',
-            ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
+      // The entries may be on any of the identifier's pages.
+      const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
+      const pages = typeof base?.np === 'number' ? base.np : 0;
+      for (const page of [journeyKey(pixelId, identifier), ...Array.from({ length: pages }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
+        try {
+          await documentClient.send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: page,
+              UpdateExpression: 'REMOVE l.#l, t.#t',
+              ConditionExpression: 'attribute_exists(l)',
+              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery },
+            }),
+          );
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
       }
     }
     return { key, ids: Item.ids as string[] };
@@ -347,16 +518,20 @@ export async function forgetOrderDates(pixelId: string, deleted: ReadonlyArray<{
 
 /**
  * What a query reads of one order: its person's touchpoints in (order time − the longest window,
- * order time], oldest first, as `[id, at, source, utm…, campaignId, adsetId, adId]` rows.
+ * order time] (`inWindow`), oldest first, as `[id, at, source, utm…, campaignId, adsetId, adId]`
+ * rows; at most `MAX_JOURNEY_BYTES` of them, the latest (a person with more touchpoints than that
+ * in 90 days is a shared identifier, not a shopper, and one item may not pass 400 KB).
  */
-function journeyRows(orderAt: number, touchpoints: ReadonlyArray<[string, string]>): string {
-  const rows: Array<[string, ...TouchpointEntry]> = [];
-  for (const [id, text] of touchpoints) {
-    const entry = JSON.parse(text) as TouchpointEntry;
-    if (entry[0] > orderAt - KEPT_MS && entry[0] <= orderAt) rows.push([id, ...entry]);
+function journeyRows(window: readonly PersonTouchpoint[]): string {
+  const rows: string[] = [];
+  let bytes = 2;
+  for (let i = window.length - 1; i >= 0; i--) {
+    const row = JSON.stringify([window[i]!.delivery, ...window[i]!.entry]);
+    bytes += Buffer.byteLength(row) + 1;
+    if (bytes > MAX_JOURNEY_BYTES) break;
+    rows.push(row);
   }
-  rows.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return JSON.stringify(rows);
+  return `[${rows.reverse().join(',')}]`;
 }
 
 /**
@@ -388,33 +563,49 @@ export async function writeInitialJourneys(pixelId: string, deliveries: Readonly
     if (ids.length < 2) continue;
     for (const identifier of ids) itemOf(identifier).l[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
   }
-  const touchpointsOf = new Map<string, Array<[string, string]>>();
+  const touchpointsOf = new Map<string, PersonTouchpoint[]>();
   for (const [identifier, item] of items) {
     const root = people.root(identifier);
     const list = touchpointsOf.get(root) ?? [];
-    list.push(...Object.entries(item.t));
+    for (const [delivery, text] of Object.entries(item.t)) {
+      const entry = JSON.parse(text) as TouchpointEntry;
+      list.push({ delivery, identifier, at: entry[0], entry });
+    }
     touchpointsOf.set(root, list);
   }
+  for (const list of touchpointsOf.values()) list.sort(byTime);
   const days = new Map<string, { key: ItemKey; jo: Record<string, { g: number; a: number; j: string }> }>();
   for (const [identifier, item] of items) {
     if (!item.d) continue;
     const orderId = identifier.slice(2);
     const at = Date.parse(item.d.at);
-    const key = orderJourneyKey(pixelId, orderId, at);
+    const rows = journeyRows(inWindow(touchpointsOf.get(people.root(identifier)) ?? [], at));
+    const key = journeyItemKey(pixelId, orderId, at, rows);
     const day = days.get(key.SK) ?? { key, jo: {} };
-    day.jo[orderId] = { g: 0, a: at, j: journeyRows(at, touchpointsOf.get(people.root(identifier)) ?? []) };
+    day.jo[orderId] = { g: 0, a: at, j: rows };
     Object.assign(item, { fd: new Set([key.SK]) });
     days.set(key.SK, day);
   }
-  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps } } }));
+  // Seeded items are whole sets of a few entries each; `sz` counts them as `setEntries` would.
+  const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
+  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
   await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
 }
 
-/** The groups of identifiers a journey item's links name, each with the item's own identifier. */
-function linksOf(identifier: string, item: Record<string, unknown>): string[][] {
-  return Object.values((item.l ?? {}) as Record<string, string | { ids: string }>).map((value) => [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])]);
+/**
+ * The links a journey item names, each as a group with the item's own identifier, and where it
+ * came from: a delivery's entry (`ev:<eventId>@<entryId>`) or an imported order (`or:<orderId>`).
+ */
+function linksOf(identifier: string, item: Record<string, unknown>): Array<{ group: string[]; entryId?: string; orderId?: string }> {
+  return Object.entries((item.l ?? {}) as Record<string, string | { ids: string }>).map(([key, value]) => {
+    const group = [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])];
+    return key.startsWith('or:') ? { group, orderId: key.slice(3) } : { group, entryId: entryOfDelivery(key.slice(3)) };
+  });
 }
+
+/** A delivery id's entry: entry ids are ULIDs, so the last `@` ends the client's eventId. */
+const entryOfDelivery = (delivery: string) => delivery.slice(delivery.lastIndexOf('@') + 1);
 
 const identifierOf = (pixelId: string, item: Record<string, unknown>) => (item.PK as string).slice(pixelJourneysPk(pixelId).length);
 
@@ -426,71 +617,118 @@ async function nextGeneration(pixelId: string): Promise<number> {
   return Number(Attributes!.n);
 }
 
+/** What one projected batch changed in the journey items, for `resolvePersons`. */
+export interface PersonChanges {
+  /** Identifiers whose links, touchpoints or order date the batch wrote (or took back). */
+  touched: Iterable<string>;
+  /** Identifiers of deliveries the batch took back: their persons may have split, and are filed whole. */
+  split?: Iterable<string>;
+  /** The batch's log entries: their touchpoints are new, and a merge their links make is filed. */
+  entryIds: ReadonlySet<string>;
+  /** Orders whose date the batch set or forgot, or whose customer links it wrote: each is filed again. */
+  orderIds: ReadonlySet<string>;
+}
+
+/** Touchpoints of one person, oldest first, parsed once. */
+interface PersonTouchpoint {
+  delivery: string;
+  identifier: string;
+  at: number;
+  entry: TouchpointEntry;
+}
+
 /**
- * Files each order's journey again for the persons of `touched` (identifiers whose links,
- * touchpoints or order date a batch changed), from the journey items as they are now: walks each
- * one's whole component (every identifier linked to it, transitively), then writes, for every
- * order of the component (its `o:` members with a known date), the component's touchpoints that
- * a window may credit, under the order's day.
+ * Files again the journeys a batch can change, for the persons of the identifiers it touched,
+ * from the journey items as they are now. It walks each one's component (every identifier linked
+ * to it, transitively), then files an order of the component again only when the batch can have
+ * changed its journey, the touchpoints of the person in (order time − 90 days, order time]:
+ * - the batch set, moved or forgot the order's date, or linked it (`orderIds`);
+ * - a touchpoint of the batch's own entries falls in that window;
+ * - the batch merged persons: a touchpoint of another part falls in that window, where the parts
+ *   are the components without the links not yet known to be filed, those of the batch's entries
+ *   and orders, and those of entries still pending in the log (a batch that stored its links and
+ *   failed before filing, whose retry has not run yet);
+ * - the batch took a delivery back (`split`): every order of the person is filed again.
+ * So a batch costs writes for the orders it can change, not for a person's whole history: a page
+ * view of a returning customer with hundreds of orders files the few orders of the next 90 days.
  *
- * Exact under P6's guarantees: what is written depends only on the links, touchpoints and dates
- * stored, so a retried or repeated batch writes the same; a merge or a split (a delivery taken
- * back) changes the component of an identifier the batch touched, so that batch files its orders
- * again. Concurrent batches (stream shards, an import or a rebuild beside the drain): each takes
- * a generation once its own writes are stored and an order's entry only replaces an older
- * generation's, so the last resolution, which read everything stored before it started, stands.
+ * Exact under P6's guarantees: what is written for an order depends only on the links,
+ * touchpoints and dates stored. Every fact's batch files the orders the fact can change, from a
+ * read that starts after its own writes (a retry files them again), and of two batches whose facts
+ * only together change an order (a link and a touchpoint, a date and a link), the later one reads
+ * the other's fact, and its own fact puts the order in its set. Concurrent batches (stream shards,
+ * an import or a rebuild beside the drain): each takes a generation once its own writes are stored
+ * and an order's entry only replaces an older generation's, so the last filing, which read
+ * everything stored before it started, stands.
  */
-export async function resolvePersons(pixelId: string, touched: Iterable<string>): Promise<void> {
-  let pending = [...new Set(touched)];
+export async function resolvePersons(pixelId: string, changes: PersonChanges): Promise<void> {
+  const split = new Set(changes.split ?? []);
+  let pending = [...new Set([...changes.touched, ...split])];
   if (pending.length === 0) return;
   const generation = await nextGeneration(pixelId);
   const people = new IdentityComponents();
   const journeys = new Map<string, Record<string, unknown>>();
+  const links: Array<{ group: string[]; entryId?: string; orderId?: string }> = [];
   const fetched = new Set<string>();
   while (pending.length > 0) {
     for (const identifier of pending) {
       fetched.add(identifier);
       people.link([identifier]);
     }
-    const items = await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY });
+    const items = await withPages(pixelId, await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY }));
     const next = new Set<string>();
     for (const item of items) {
       const identifier = identifierOf(pixelId, item);
       journeys.set(identifier, item);
       for (const link of linksOf(identifier, item)) {
-        people.link(link);
-        for (const id of link) if (!fetched.has(id)) next.add(id);
+        links.push(link);
+        people.link(link.group);
+        for (const id of link.group) if (!fetched.has(id)) next.add(id);
       }
     }
     pending = [...next];
   }
-  const touchpointsOf = new Map<string, Array<[string, string]>>();
+  const splitRoots = new Set([...split].map((identifier) => people.root(identifier)));
+  const unfiled = await pendingEntries(pixelId, links.flatMap(({ entryId }) => (entryId === undefined || changes.entryIds.has(entryId) ? [] : [entryId])));
+  const parts = new IdentityComponents();
+  for (const identifier of journeys.keys()) parts.link([identifier]);
+  for (const { group, entryId, orderId } of links) {
+    const known = entryId !== undefined ? !changes.entryIds.has(entryId) && !unfiled.has(entryId) : !changes.orderIds.has(orderId!);
+    if (known) parts.link(group);
+  }
+  const touchpointsOf = new Map<string, PersonTouchpoint[]>();
   for (const [identifier, item] of journeys) {
     const root = people.root(identifier);
-    const list = touchpointsOf.get(root) ?? [];
-    list.push(...Object.entries((item.t ?? {}) as Record<string, string>));
-    touchpointsOf.set(root, list);
+    let list = touchpointsOf.get(root);
+    if (!list) touchpointsOf.set(root, (list = []));
+    for (const [delivery, text] of Object.entries((item.t ?? {}) as Record<string, string>)) {
+      const entry = JSON.parse(text) as TouchpointEntry;
+      list.push({ delivery, identifier, at: entry[0], entry });
+    }
   }
+  for (const list of touchpointsOf.values()) list.sort(byTime);
   const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[] }> = [];
   for (const [identifier, item] of journeys) {
     if (!identifier.startsWith('o:')) continue;
+    const orderId = identifier.slice(2);
     const date = item.d as OrderDate | undefined;
     const filedUnder = item.fd instanceof Set ? [...(item.fd as Set<string>)] : [];
     if (!date && filedUnder.length === 0) continue;
+    const root = people.root(identifier);
     const at = date && Date.parse(date.at);
+    const window = at === undefined ? [] : inWindow(touchpointsOf.get(root) ?? [], at);
+    const changed =
+      splitRoots.has(root) ||
+      changes.orderIds.has(orderId) ||
+      window.some((touchpoint) => changes.entryIds.has(entryOfDelivery(touchpoint.delivery)) || parts.root(touchpoint.identifier) !== parts.root(identifier));
+    if (!changed) continue;
     // An order without a date (deleted) keeps no journey: only its earlier filings are taken back.
-    filings.push({ orderId: identifier.slice(2), filing: at === undefined ? undefined : { at, rows: journeyRows(at, touchpointsOf.get(people.root(identifier)) ?? []) }, filedUnder });
+    filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder });
   }
   await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder }) => {
     const orderKey = journeyKey(pixelId, `o:${orderId}`);
-    const day = filing && orderJourneyKey(pixelId, orderId, filing.at).SK;
-    // Where an order's journey is filed is recorded first (`fd`), so the entry a date move leaves
-    // behind is found and removed, by this run or by its retry.
-    if (filing && day && !filedUnder.includes(day)) {
-      await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: orderKey, UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([day]) } }));
-    }
-    if (filing) await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation);
-    for (const other of filedUnder.filter((sk) => sk !== day)) {
+    const filedAt = filing && (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder));
+    for (const other of filedUnder.filter((sk) => sk !== filedAt)) {
       await fenced(() =>
         documentClient.send(
           new UpdateCommand({
@@ -508,6 +746,34 @@ export async function resolvePersons(pixelId: string, touched: Iterable<string>)
   });
 }
 
+const byTime = (a: PersonTouchpoint, b: PersonTouchpoint) => a.at - b.at || (a.delivery < b.delivery ? -1 : a.delivery > b.delivery ? 1 : 0);
+
+/** The touchpoints (sorted by time) in (at − 90 days, at]. */
+function inWindow(sorted: readonly PersonTouchpoint[], at: number): PersonTouchpoint[] {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]!.at <= at - KEPT_MS) low = middle + 1;
+    else high = middle;
+  }
+  const found: PersonTouchpoint[] = [];
+  for (let i = low; i < sorted.length && sorted[i]!.at <= at; i++) found.push(sorted[i]!);
+  return found;
+}
+
+/**
+ * Which of these log entries are still pending (stored, not yet marked projected): their links
+ * may be a merge whose orders are not filed yet. An entry no longer in the log expired long after
+ * it was projected.
+ */
+async function pendingEntries(pixelId: string, entryIds: readonly string[]): Promise<Set<string>> {
+  const distinct = [...new Set(entryIds)];
+  if (distinct.length === 0) return new Set();
+  const items = await batchGet(distinct.map((entryId) => ({ PK: logPartition(pixelId), SK: entryId })), { concurrency: READ_CONCURRENCY, attributes: ['projectedAt'] });
+  return new Set(items.filter((item) => item.projectedAt === undefined).map((item) => item.SK as string));
+}
+
 async function fenced(write: () => Promise<unknown>): Promise<void> {
   try {
     await write();
@@ -517,8 +783,36 @@ async function fenced(write: () => Promise<unknown>): Promise<void> {
   }
 }
 
-async function fileOrderJourney(pixelId: string, orderId: string, at: number, rows: string, generation: number): Promise<void> {
-  const key = orderJourneyKey(pixelId, orderId, at);
+/**
+ * Files an order's journey under the item `journeyItemKey` picks, or its own item when that day
+ * shard is full; records where in the order's `fd` first. Returns the sort key it is filed under.
+ */
+async function fileOrderJourney(pixelId: string, orderId: string, at: number, rows: string, generation: number, filedUnder: readonly string[]): Promise<string> {
+  const first = journeyItemKey(pixelId, orderId, at, rows);
+  try {
+    await fileUnder(pixelId, first, orderId, at, rows, generation, filedUnder);
+    return first.SK;
+  } catch (error) {
+    if (!isSizeLimit(error) || first.SK === ownJourneyKey(pixelId, orderId, at).SK) throw error;
+    const own = ownJourneyKey(pixelId, orderId, at);
+    await fileUnder(pixelId, own, orderId, at, rows, generation, filedUnder);
+    return own.SK;
+  }
+}
+
+/** DynamoDB's answer to a write that would take an item past 400 KB. */
+function isSizeLimit(error: unknown): boolean {
+  return (error as Error)?.name === 'ValidationException' && /size/i.test((error as Error).message);
+}
+
+async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: number, rows: string, generation: number, filedUnder: readonly string[]): Promise<void> {
+  // Where an order's journey is filed is recorded first (`fd`), so the entry a date move leaves
+  // behind is found and removed, by this run or by its retry.
+  if (!filedUnder.includes(key.SK)) {
+    await documentClient.send(
+      new UpdateCommand({ TableName: tableName(), Key: journeyKey(pixelId, `o:${orderId}`), UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([key.SK]) } }),
+    );
+  }
   const update = () =>
     documentClient.send(
       new UpdateCommand({

@@ -46,8 +46,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
  *                     of one identifier; on an order's `o:` item its date `d` and the days its journey
- *                     is filed under `fd`), `PIXEL#<pixelId>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (each
- *                     order's journey, by UTC order day, map `jo`) and `/ GENERATION` (the counter of
+ *                     is filed under `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
+ *                     `PIXEL#<pixelId>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (each order's journey, by
+ *                     UTC order day, map `jo`; a large one alone in `…#<00-15>#<orderId>`) and `/ GENERATION` (the counter of
  *                     person resolutions), and `#AJD#<eventId>#<entryId>` / `POINTER` (the items a
  *                     client eventId's delivery wrote, to take it back) (journey-repository.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,

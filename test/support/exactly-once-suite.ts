@@ -214,6 +214,9 @@ async function snapshot(pixelId: string): Promise<unknown> {
           copy.jo = Object.fromEntries(journeys);
         }
         if (copy.fd instanceof Set) copy.fd = [...copy.fd].sort();
+        // A journey item's `sz` counts the bytes written to it, a retry's again: like the write
+        // counters, it tells writes apart, not content (it only decides when pages open).
+        if (String(item.PK).includes('#AJ#')) delete copy.sz;
         if (String(item.PK).includes('#AJ#') && copy.d !== null && typeof copy.d === 'object') {
           const { v: _v, ...date } = copy.d as { v: number };
           copy.d = date;
