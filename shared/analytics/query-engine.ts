@@ -215,6 +215,8 @@ function addOrders(
   };
   const dimensionValues = (order: QueryOrder, type: string) => spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type));
   const byOrderDate = spec.orderSettings.refundDateAttribution === 'order_date';
+  // Distinct customers are a set per cell: filled only when a measure reads them.
+  const countsCustomers = spec.measures.includes('orders.customers');
 
   for (const order of data.orders) {
     const at = Date.parse(order.orderDate);
@@ -239,7 +241,7 @@ function addOrders(
       cell.handlingFees += costs.handlingFees;
       cell.revenue += value;
       cell.refunds += refunds;
-      cell.customers.add(who.customer);
+      if (countsCustomers) cell.customers.add(who.customer);
       if (isNew) {
         cell.newCustomers += 1;
         cell.newRevenue += value;
