@@ -672,34 +672,55 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r
   return orders;
 }
 
-type LiveOrders = Map<string, { v: number; order: QueryOrder }>;
 
 /** An entry of a packed copy as parsed: [orderId, version, encoded fact]. */
 type PackedRow = [string, number, EncodedFact];
 
 /**
- * The live entries of day items for one map (`o` or `r`): rows of packed copies, not decoded yet
- * (most of a query's cost is building objects, so only the entries it keeps are), and entries of
- * day items read whole, already decoded.
+ * What a read keeps of one map (`o` or `r`) of day items: the entries `keep` accepts (on the raw
+ * row, so a rejected one is never built; `keepOrder` for entries read whole), decoded with `parts`.
  */
-interface DayEntries {
-  rows: Map<string, PackedRow>;
-  whole: LiveOrders;
+interface MapReader {
+  keep: (row: EncodedFact) => boolean;
+  keepOrder: (order: QueryOrder) => boolean;
+  parts: FactParts;
+}
+
+/** The newest version met of every order of a map, and the kept orders among them. */
+interface Found {
+  versions: Map<string, number>;
+  orders: Map<string, QueryOrder>;
+}
+
+/** Brings `found` to an entry: newer than any met, it is the order's state, kept or not. */
+function offerEntry(found: Found, reader: MapReader, orderId: string, v: number, row: EncodedFact): void {
+  const known = found.versions.get(orderId);
+  if (known !== undefined && known >= v) return;
+  found.versions.set(orderId, v);
+  if (!Array.isArray(row)) {
+    // A fact written before the positional encoding holds the object itself.
+    const order = { ...(row as unknown as QueryOrder), orderId };
+    if (reader.keepOrder(order)) found.orders.set(orderId, order);
+    else found.orders.delete(orderId);
+  } else if (reader.keep(row)) found.orders.set(orderId, decodeRow(orderId, row, reader.parts));
+  else found.orders.delete(orderId);
 }
 
 /**
- * The live entries of day items, for each map asked (`o`, `r`), in one read of the items: each
- * item's packed copy (with `lean`, its lean copy) when it is current, else (a write whose repack
- * has not run yet, or a copy packed before lean copies existed) its maps of entries, read again
- * whole. Each call's copies are unpacked as soon as it answers (the inflating on the thread pool),
- * so decoding overlaps the calls still in flight instead of following the last of them.
+ * The live orders of day items that each map's reader keeps (`o`, `r`), in one read of the items:
+ * each item's packed copy (with `lean`, its lean copy) when it is current, else (a write whose
+ * repack has not run yet, or a copy packed before lean copies existed) its maps of entries, read
+ * again whole. Each call's copies are unpacked and decoded as soon as it answers (the inflating
+ * on the thread pool), so decoding overlaps the calls still in flight instead of following the
+ * last of them, and the parsed rows die young: only the orders kept outlive a batch.
  */
-async function readDayItems(keys: readonly ItemKey[], maps: ReadonlyArray<'o' | 'r'>, lean = false): Promise<Record<'o' | 'r', DayEntries>> {
+async function readDayItems(keys: readonly ItemKey[], readers: Partial<Record<'o' | 'r', MapReader>>, lean = false): Promise<Record<'o' | 'r', QueryOrder[]>> {
   const wholeOf = { o: 'p', r: 'q' } as const;
   const leanOf = { o: 'lp', r: 'lq' } as const;
+  const maps = (['o', 'r'] as const).filter((map) => readers[map] !== undefined);
   const attributes = maps.map((map) => (lean ? leanOf[map] : wholeOf[map]));
   const stale: ItemKey[] = [];
-  const found: Record<'o' | 'r', DayEntries> = { o: { rows: new Map(), whole: new Map() }, r: { rows: new Map(), whole: new Map() } };
+  const found: Record<'o' | 'r', Found> = { o: { versions: new Map(), orders: new Map() }, r: { versions: new Map(), orders: new Map() } };
   const unpacking: Array<Promise<void>> = [];
   const onItems = (items: Array<Record<string, unknown>>) => {
     const packed: Record<'o' | 'r', Uint8Array[]> = { o: [], r: [] };
@@ -713,15 +734,10 @@ async function readDayItems(keys: readonly ItemKey[], maps: ReadonlyArray<'o' | 
     }
     for (const map of maps) {
       if (packed[map].length === 0) continue;
-      const rowsOf = found[map].rows;
+      const reader = readers[map]!;
       unpacking.push(
         unpackAll(packed[map]).then((groups) => {
-          for (const rows of groups) {
-            for (const row of rows) {
-              const known = rowsOf.get(row[0]);
-              if (!known || known[1] < row[1]) rowsOf.set(row[0], row);
-            }
-          }
+          for (const rows of groups) for (const [orderId, v, row] of rows) offerEntry(found[map], reader, orderId, v, row);
         }),
       );
     }
@@ -731,17 +747,18 @@ async function readDayItems(keys: readonly ItemKey[], maps: ReadonlyArray<'o' | 
   if (stale.length > 0) {
     const staleItems = await batchGet(stale, { concurrency: READ_CONCURRENCY });
     for (const map of maps) {
-      const { rows, whole } = found[map];
+      const reader = readers[map]!;
+      const { versions, orders } = found[map];
       for (const [orderId, entry] of liveOrders(staleItems, map)) {
-        const known = rows.get(orderId);
-        if (known && known[1] >= entry.v) continue;
-        rows.delete(orderId);
-        const other = whole.get(orderId);
-        if (!other || other.v < entry.v) whole.set(orderId, entry);
+        const known = versions.get(orderId);
+        if (known !== undefined && known >= entry.v) continue;
+        versions.set(orderId, entry.v);
+        if (reader.keepOrder(entry.order)) orders.set(orderId, entry.order);
+        else orders.delete(orderId);
       }
     }
   }
-  return found;
+  return { o: [...found.o.orders.values()], r: [...found.r.orders.values()] };
 }
 
 /** A gzip member holding a comma: what joins the members of `unpackAll` into one JSON array. */
@@ -771,39 +788,25 @@ async function unpackAll(copies: readonly Uint8Array[]): Promise<PackedRow[][]> 
   return JSON.parse(`[${text}]`) as PackedRow[][];
 }
 
-/** The decoded orders of the entries of a map that `keep` accepts (it reads the raw row, so rejected ones are never built). */
-function decodeEntries(entries: DayEntries, keep: (row: EncodedFact) => boolean, keepOrder: (order: QueryOrder) => boolean, parts: FactParts = ALL_PARTS): QueryOrder[] {
-  const orders: QueryOrder[] = [];
-  for (const [orderId, , row] of entries.rows.values()) {
-    if (!Array.isArray(row)) {
-      // A fact written before the positional encoding holds the object itself.
-      const order = row as unknown as QueryOrder;
-      if (keepOrder(order)) orders.push({ ...order, orderId });
-    } else if (keep(row)) orders.push(decodeRow(orderId, row, parts));
-  }
-  for (const { order } of entries.whole.values()) if (keepOrder(order)) orders.push(order);
-  return orders;
-}
-
-const placedIn = (entries: DayEntries, from: number, to: number, parts?: FactParts) => {
-  const inRange = (orderDate: string) => {
-    const at = Date.parse(orderDate);
-    return at >= from && at < to;
-  };
-  return decodeEntries(entries, (row) => inRange(row[0]), (order) => inRange(order.orderDate), parts);
+const instantIn = (from: number, to: number) => (iso: string) => {
+  const at = Date.parse(iso);
+  return at >= from && at < to;
 };
 
-const refundedIn = (entries: DayEntries, from: number, to: number, parts?: FactParts) => {
-  const inRange = (processedAt: string) => {
-    const at = Date.parse(processedAt);
-    return at >= from && at < to;
-  };
-  return decodeEntries(
-    entries,
-    (row) => row[7].some(([, processedAt]) => inRange(processedAt)),
-    (order) => order.refunds.some((refund) => inRange(refund.processedAt)),
+/** Orders placed in [from, to). */
+const placedIn = (from: number, to: number, parts: FactParts = ALL_PARTS): MapReader => {
+  const inRange = instantIn(from, to);
+  return { keep: (row) => inRange(row[0]), keepOrder: (order) => inRange(order.orderDate), parts };
+};
+
+/** Orders with a refund processed in [from, to). */
+const refundedIn = (from: number, to: number, parts: FactParts = ALL_PARTS): MapReader => {
+  const inRange = instantIn(from, to);
+  return {
+    keep: (row) => row[7].some(([, processedAt]) => inRange(processedAt)),
+    keepOrder: (order) => order.refunds.some((refund) => inRange(refund.processedAt)),
     parts,
-  );
+  };
 };
 
 const dayItemKeys = (pixelId: string, from: number, to: number) =>
@@ -822,18 +825,18 @@ export async function readOrderFacts(
   to: number,
   options: { refunded: boolean } & FactParts,
 ): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
-  const found = await readDayItems(dayItemKeys(pixelId, from, to), options.refunded ? ['o', 'r'] : ['o'], true);
-  return { placed: placedIn(found.o, from, to, options), refunded: options.refunded ? refundedIn(found.r, from, to, options) : [] };
+  const found = await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true);
+  return { placed: found.o, refunded: found.r };
 }
 
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  return placedIn((await readDayItems(dayItemKeys(pixelId, from, to), ['o'])).o, from, to);
+  return (await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to) })).o;
 }
 
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  return refundedIn((await readDayItems(dayItemKeys(pixelId, from, to), ['r'])).r, from, to);
+  return (await readDayItems(dayItemKeys(pixelId, from, to), { r: refundedIn(from, to) })).r;
 }
 
 /** How many identity rounds a customer closure may take before it is cut (a chain of linked identifiers). */
