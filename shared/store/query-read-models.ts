@@ -1,4 +1,5 @@
 import type { DeletedOrder, VersionedOrder } from './order-repository';
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gunzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -14,6 +15,7 @@ import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
+import { parseInstant } from '../time/iso-8601';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -784,12 +786,14 @@ async function unpackAll(copies: readonly Uint8Array[]): Promise<PackedRow[][]> 
     size += Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength).readUInt32LE(copy.byteLength - 4);
   }
   const joined = Buffer.concat(members);
-  const text = (await gunzipAsync(joined, { chunkSize: Math.max(64 * 1024, Math.min(size + 1, 256 * 1024 * 1024)) })).toString('utf8');
+  const inflated = await gunzipAsync(joined, { chunkSize: Math.max(64 * 1024, Math.min(size + 1, 256 * 1024 * 1024)) });
+  // Facts are nearly always ASCII, which latin1 reads as a copy where UTF-8 must decode.
+  const text = isAscii(inflated) ? inflated.toString('latin1') : inflated.toString('utf8');
   return JSON.parse(`[${text}]`) as PackedRow[][];
 }
 
 const instantIn = (from: number, to: number) => (iso: string) => {
-  const at = Date.parse(iso);
+  const at = parseInstant(iso);
   return at >= from && at < to;
 };
 
