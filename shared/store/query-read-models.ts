@@ -688,25 +688,34 @@ interface MapReader {
   parts: FactParts;
 }
 
-/** The newest version met of every order of a map, and the kept orders among them. */
+/**
+ * The orders met in a map: where each is (`at`, one lookup per entry), its newest version met, and
+ * its state at that version when the reader keeps it (else undefined).
+ */
 interface Found {
-  versions: Map<string, number>;
-  orders: Map<string, QueryOrder>;
+  at: Map<string, number>;
+  versions: number[];
+  orders: Array<QueryOrder | undefined>;
 }
+
+const newFound = (): Found => ({ at: new Map(), versions: [], orders: [] });
 
 /** Brings `found` to an entry: newer than any met, it is the order's state, kept or not. */
 function offerEntry(found: Found, reader: MapReader, orderId: string, v: number, row: EncodedFact): void {
-  const known = found.versions.get(orderId);
-  if (known !== undefined && known >= v) return;
-  found.versions.set(orderId, v);
+  let at = found.at.get(orderId);
+  if (at === undefined) {
+    at = found.orders.length;
+    found.at.set(orderId, at);
+  } else if (found.versions[at]! >= v) return;
+  found.versions[at] = v;
   if (!Array.isArray(row)) {
     // A fact written before the positional encoding holds the object itself.
     const order = { ...(row as unknown as QueryOrder), orderId };
-    if (reader.keepOrder(order)) found.orders.set(orderId, order);
-    else found.orders.delete(orderId);
-  } else if (reader.keep(row)) found.orders.set(orderId, decodeRow(orderId, row, reader.parts));
-  else found.orders.delete(orderId);
+    found.orders[at] = reader.keepOrder(order) ? order : undefined;
+  } else found.orders[at] = reader.keep(row) ? decodeRow(orderId, row, reader.parts) : undefined;
 }
+
+const keptOrders = (found: Found) => found.orders.filter((order): order is QueryOrder => order !== undefined);
 
 /**
  * The live orders of day items that each map's reader keeps (`o`, `r`), in one read of the items:
@@ -722,7 +731,7 @@ async function readDayItems(keys: readonly ItemKey[], readers: Partial<Record<'o
   const maps = (['o', 'r'] as const).filter((map) => readers[map] !== undefined);
   const attributes = maps.map((map) => (lean ? leanOf[map] : wholeOf[map]));
   const stale: ItemKey[] = [];
-  const found: Record<'o' | 'r', Found> = { o: { versions: new Map(), orders: new Map() }, r: { versions: new Map(), orders: new Map() } };
+  const found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() };
   const unpacking: Array<Promise<void>> = [];
   const onItems = (items: Array<Record<string, unknown>>) => {
     const packed: Record<'o' | 'r', Uint8Array[]> = { o: [], r: [] };
@@ -750,17 +759,19 @@ async function readDayItems(keys: readonly ItemKey[], readers: Partial<Record<'o
     const staleItems = await batchGet(stale, { concurrency: READ_CONCURRENCY });
     for (const map of maps) {
       const reader = readers[map]!;
-      const { versions, orders } = found[map];
+      const into = found[map];
       for (const [orderId, entry] of liveOrders(staleItems, map)) {
-        const known = versions.get(orderId);
-        if (known !== undefined && known >= entry.v) continue;
-        versions.set(orderId, entry.v);
-        if (reader.keepOrder(entry.order)) orders.set(orderId, entry.order);
-        else orders.delete(orderId);
+        let at = into.at.get(orderId);
+        if (at === undefined) {
+          at = into.orders.length;
+          into.at.set(orderId, at);
+        } else if (into.versions[at]! >= entry.v) continue;
+        into.versions[at] = entry.v;
+        into.orders[at] = reader.keepOrder(entry.order) ? entry.order : undefined;
       }
     }
   }
-  return { o: [...found.o.orders.values()], r: [...found.r.orders.values()] };
+  return { o: keptOrders(found.o), r: keptOrders(found.r) };
 }
 
 /** A gzip member holding a comma: what joins the members of `unpackAll` into one JSON array. */
