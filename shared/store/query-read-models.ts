@@ -674,7 +674,6 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r
   return orders;
 }
 
-
 /** An entry of a packed copy as parsed: [orderId, version, encoded fact]. */
 type PackedRow = [string, number, EncodedFact];
 
