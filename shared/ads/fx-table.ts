@@ -24,6 +24,18 @@ export class FxTable {
 
   /** The rates in force on `date` (YYYY-MM-DD): its own, or the latest earlier date's; undefined before the first date. */
   ratesOn(date: string): Readonly<Record<string, number>> | undefined {
+    // Queries convert order after order of the same day: the last answer is kept.
+    if (date === this.lastDate) return this.lastRates;
+    const rates = this.search(date);
+    this.lastDate = date;
+    this.lastRates = rates;
+    return rates;
+  }
+
+  private lastDate: string | undefined;
+  private lastRates: Readonly<Record<string, number>> | undefined;
+
+  private search(date: string): Readonly<Record<string, number>> | undefined {
     let low = 0;
     let high = this.dates.length - 1;
     let found = -1;

@@ -10,6 +10,7 @@ import type { InstantRange } from '../time/date-range';
 import type { QueryOrder } from './query-data';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
+import { parseInstant } from '../time/iso-8601';
 
 /**
  * The computation of POST /db-mgmt/api/query-cohort-analysis (definitions in the README, "Cohort
@@ -98,7 +99,7 @@ export function computeCohorts(
   for (const [customer, firstOrderId] of customers.firstOrderOf) {
     const first = byId.get(firstOrderId);
     if (!first) continue;
-    const at = Date.parse(first.orderDate);
+    const at = parseInstant(first.orderDate);
     if (at < range.start || at >= range.end) continue;
     if (spec.filters && !evaluateFilter(spec.filters, (field) => ORDER_FILTER_FIELDS[field]?.(first, 'new'))) continue;
     const index = bucketIndex(cohortBuckets, at);
@@ -133,7 +134,7 @@ export function computeCohorts(
     const index = cohortOf.get(customer);
     if (index === undefined || !countsOrder(order, spec.orderSettings)) continue;
     const cohort = cohorts[index]!;
-    const period = periodOf(index, Date.parse(order.orderDate));
+    const period = periodOf(index, parseInstant(order.orderDate));
     if (period >= 0) {
       const parts = cohort.periods[period]!;
       parts.orders += 1;
@@ -151,7 +152,7 @@ export function computeCohorts(
     }
     if (byOrderDate) continue;
     for (const refund of order.refunds) {
-      const refundPeriod = periodOf(index, Date.parse(refund.processedAt));
+      const refundPeriod = periodOf(index, parseInstant(refund.processedAt));
       if (refundPeriod >= 0) cohort.periods[refundPeriod]!.refunds += money(order, refund.amount);
     }
   }

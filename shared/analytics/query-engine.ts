@@ -15,6 +15,7 @@ import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
+import { parseInstant } from '../time/iso-8601';
 
 /**
  * The computation of POST /db-mgmt/api/query over the facts of one or two ranges. Every measure
@@ -215,9 +216,11 @@ function addOrders(
   };
   const dimensionValues = (order: QueryOrder, type: string) => spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type));
   const byOrderDate = spec.orderSettings.refundDateAttribution === 'order_date';
+  // Distinct customers are a set per cell: filled only when a measure reads them.
+  const countsCustomers = spec.measures.includes('orders.customers');
 
   for (const order of data.orders) {
-    const at = Date.parse(order.orderDate);
+    const at = parseInstant(order.orderDate);
     if (at < range.start || at >= range.end) continue;
     const who = included(order);
     if (!who) continue;
@@ -239,7 +242,7 @@ function addOrders(
       cell.handlingFees += costs.handlingFees;
       cell.revenue += value;
       cell.refunds += refunds;
-      cell.customers.add(who.customer);
+      if (countsCustomers) cell.customers.add(who.customer);
       if (isNew) {
         cell.newCustomers += 1;
         cell.newRevenue += value;
@@ -257,7 +260,7 @@ function addOrders(
     const who = included(order);
     if (!who) continue;
     for (const refund of order.refunds) {
-      const at = Date.parse(refund.processedAt);
+      const at = parseInstant(refund.processedAt);
       if (at < range.start || at >= range.end) continue;
       const amount = money(order, refund.amount);
       for (const cell of cellsFor(bucketIndex(buckets, at), dimensionValues(order, who.type))) cell.refunds += amount;

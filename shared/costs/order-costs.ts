@@ -67,31 +67,47 @@ export class CostBook {
  * The order's costs in `currency`, or the reason one amount could not be converted.
  */
 export function costsOfOrder(order: CostedOrder, book: CostBook, fx: FxTable, currency: string): { costs: OrderCosts } | { failure: string } {
-  const date = order.orderDate.slice(0, 10);
-  let failure: string | undefined;
-  const convert = (amount: number, from: string | null): number => {
-    if (amount === 0) return 0;
-    const converted = from === null ? undefined : fx.convert(amount, from, currency, date);
-    if (converted === undefined) {
-      failure ??= `No exchange rate from ${from ?? 'an order without currency'} to ${currency} on ${date}`;
-      return 0;
-    }
-    return converted;
-  };
+  // The conversion's state lives in a plain object, not a closure: costing runs once per order of
+  // a query, and a closure made per call was a measurable part of it.
+  const conversion: Conversion = { fx, currency, date: order.orderDate.slice(0, 10), failure: undefined };
   const { settings } = book;
   const items = order.items && order.items.length > 0 ? order.items : [{ quantity: 1, price: order.value ?? 0 }];
   let cogs = 0;
   for (const item of items) {
     if (item.cost !== undefined) {
-      cogs += convert(item.quantity * item.cost, order.currency);
+      cogs += convertCost(conversion, item.quantity * item.cost, order.currency);
       continue;
     }
-    const skuCost = 'sku' in item && item.sku !== undefined ? book.skuCostOn(item.sku, date) : undefined;
-    cogs += skuCost ? convert(item.quantity * skuCost.cost, skuCost.currency) : convert((item.quantity * item.price * settings.defaultCogsPercent) / 100, order.currency);
+    const skuCost = 'sku' in item && item.sku !== undefined ? book.skuCostOn(item.sku, conversion.date) : undefined;
+    cogs += skuCost
+      ? convertCost(conversion, item.quantity * skuCost.cost, skuCost.currency)
+      : convertCost(conversion, (item.quantity * item.price * settings.defaultCogsPercent) / 100, order.currency);
   }
-  const shipping = order.shippingCost !== undefined ? convert(order.shippingCost, order.currency) : convert(settings.defaultShippingCostPerOrder, settings.currency);
+  const shipping =
+    order.shippingCost !== undefined ? convertCost(conversion, order.shippingCost, order.currency) : convertCost(conversion, settings.defaultShippingCostPerOrder, settings.currency);
   const fee = book.gatewayFee(order.paymentGateway);
-  const paymentFees = fee ? convert(((order.value ?? 0) * fee.percent) / 100, order.currency) + convert(fee.fixed, settings.currency) : 0;
-  const handlingFees = convert(items.length * settings.handlingFeePerItem, settings.currency);
+  const paymentFees = fee ? convertCost(conversion, ((order.value ?? 0) * fee.percent) / 100, order.currency) + convertCost(conversion, fee.fixed, settings.currency) : 0;
+  const handlingFees = convertCost(conversion, items.length * settings.handlingFeePerItem, settings.currency);
+  const { failure } = conversion;
   return failure === undefined ? { costs: { cogs, shipping, paymentFees, handlingFees } } : { failure };
+}
+
+interface Conversion {
+  fx: FxTable;
+  currency: string;
+  /** The order's UTC date, whose rates apply. */
+  date: string;
+  /** The first amount that could not be converted, said in words. */
+  failure: string | undefined;
+}
+
+/** An amount in `conversion.currency` at the order date's rates; 0, noting why, when a rate is missing. */
+function convertCost(conversion: Conversion, amount: number, from: string | null): number {
+  if (amount === 0) return 0;
+  const converted = from === null ? undefined : conversion.fx.convert(amount, from, conversion.currency, conversion.date);
+  if (converted === undefined) {
+    conversion.failure ??= `No exchange rate from ${from ?? 'an order without currency'} to ${conversion.currency} on ${conversion.date}`;
+    return 0;
+  }
+  return converted;
 }

@@ -15,7 +15,13 @@ const MAX_ATTEMPTS = 8;
  */
 export async function batchGet(
   keys: readonly ItemKey[],
-  options: { concurrency?: number; /** Top-level attributes to read (the key is always read). */ attributes?: readonly string[] } = {},
+  options: {
+    concurrency?: number;
+    /** Top-level attributes to read (the key is always read). */
+    attributes?: readonly string[];
+    /** Called with each call's items as they arrive, so a reader can decode them while later calls are in flight. */
+    onItems?: (items: Array<Record<string, unknown>>) => void;
+  } = {},
 ): Promise<Array<Record<string, unknown>>> {
   const batches: ItemKey[][] = [];
   for (let start = 0; start < keys.length; start += MAX_BATCH) batches.push(keys.slice(start, start + MAX_BATCH));
@@ -23,10 +29,14 @@ export async function batchGet(
     ProjectionExpression: ['PK', 'SK', ...options.attributes].map((_, i) => `#a${i}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(['PK', 'SK', ...options.attributes].map((name, i) => [`#a${i}`, name])),
   };
-  return (await mapWithConcurrency(batches, options.concurrency ?? 1, (batch) => readOneBatch(batch, projection))).flat();
+  return (await mapWithConcurrency(batches, options.concurrency ?? 1, (batch) => readOneBatch(batch, projection, options.onItems))).flat();
 }
 
-async function readOneBatch(batch: ItemKey[], projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }): Promise<Array<Record<string, unknown>>> {
+async function readOneBatch(
+  batch: ItemKey[],
+  projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> },
+  onItems?: (items: Array<Record<string, unknown>>) => void,
+): Promise<Array<Record<string, unknown>>> {
   const found: Array<Record<string, unknown>> = [];
   let pending: Array<Record<string, unknown>> = batch;
   // A call that returned items made progress (the store stops a response at its size cap, 16 MB in
@@ -39,6 +49,7 @@ async function readOneBatch(batch: ItemKey[], projection?: { ProjectionExpressio
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
     );
     const items = Responses?.[tableName()] ?? [];
+    if (items.length > 0) onItems?.(items);
     found.push(...items);
     pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
     stalled = items.length > 0 ? 0 : stalled + 1;

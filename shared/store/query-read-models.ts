@@ -1,10 +1,12 @@
 import type { DeletedOrder, VersionedOrder } from './order-repository';
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzip, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
-import type { CustomerDigest, QueryEvent, QueryOrder } from '../analytics/query-data';
+import type { CustomerDigest, DigestOrder, QueryEvent, QueryOrder } from '../analytics/query-data';
 import { customerDigests, customerKeys } from '../orders/counting-rules';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
@@ -13,6 +15,7 @@ import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
+import { parseInstant } from '../time/iso-8601';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -86,6 +89,7 @@ const PACKED_SK = 'PACKED';
 const POINTER_SK = 'POINTER';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
+const gunzipAsync = promisify(gunzip);
 /** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
@@ -178,30 +182,41 @@ export interface FactParts {
 const ALL_PARTS: FactParts = { costs: true, customers: true };
 
 function decodeRow(orderId: string, row: EncodedFact, parts: FactParts = ALL_PARTS): QueryOrder {
-  const [orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, refunds, userIds, emailHashes, phoneHashes] = row;
-  const digest = parts.customers ? row[11] : undefined;
-  const items = parts.costs ? row[12] : undefined;
-  const shippingCost = parts.costs ? row[13] : undefined;
+  // Built field by field, optional members only when present: a query decodes tens of thousands
+  // of these, and spreads of conditional objects were a good part of it.
+  const refunds = row[7];
+  const decodedRefunds: QueryOrder['refunds'] = new Array(refunds.length);
+  for (let i = 0; i < refunds.length; i++) decodedRefunds[i] = { amount: refunds[i]![0], processedAt: refunds[i]![1] };
   const order: QueryOrder = {
     orderId,
-    orderDate,
-    value,
-    currency,
-    sourceName,
-    tags,
-    paymentGateway,
-    financialStatus,
-    refunds: refunds.map(([amount, processedAt]) => ({ amount, processedAt })),
-    customer: { userIds, emailHashes, phoneHashes },
-    ...(items ? { items: items.map(([sku, quantity, price, cost]) => ({ ...(sku === null ? {} : { sku }), quantity, price, ...(cost === null ? {} : { cost }) })) } : {}),
-    ...(shippingCost === undefined || shippingCost === null ? {} : { shippingCost }),
+    orderDate: row[0],
+    value: row[1],
+    currency: row[2],
+    sourceName: row[3],
+    tags: row[4],
+    paymentGateway: row[5],
+    financialStatus: row[6],
+    refunds: decodedRefunds,
+    customer: { userIds: row[8], emailHashes: row[9], phoneHashes: row[10] },
   };
+  if (parts.costs) {
+    const items = row[12];
+    if (items) order.items = items.map(([sku, quantity, price, cost]) => (sku === null ? (cost === null ? { quantity, price } : { quantity, price, cost }) : cost === null ? { sku, quantity, price } : { sku, quantity, price, cost }));
+    const shippingCost = row[13];
+    if (shippingCost !== undefined && shippingCost !== null) order.shippingCost = shippingCost;
+  }
+  const digest = parts.customers ? row[11] : undefined;
   if (digest) {
     const [customerId, earlier] = digest;
-    order.customerDigest = {
-      customerId,
-      earlier: earlier === null ? null : earlier.map(([status, source, earlierTags, earlierValue, gateway]) => ({ financialStatus: status, sourceName: source, tags: earlierTags, value: earlierValue, paymentGateway: gateway })),
-    };
+    let decodedEarlier: DigestOrder[] | null = null;
+    if (earlier !== null) {
+      decodedEarlier = new Array(earlier.length);
+      for (let i = 0; i < earlier.length; i++) {
+        const [status, source, earlierTags, earlierValue, gateway] = earlier[i]!;
+        decodedEarlier[i] = { financialStatus: status, sourceName: source, tags: earlierTags, value: earlierValue, paymentGateway: gateway };
+      }
+    }
+    order.customerDigest = { customerId, earlier: decodedEarlier };
   }
   return order;
 }
@@ -659,49 +674,103 @@ function liveOrders(items: ReadonlyArray<Record<string, unknown>>, map: 'o' | 'r
   return orders;
 }
 
-type LiveOrders = Map<string, { v: number; order: QueryOrder }>;
+/** An entry of a packed copy as parsed: [orderId, version, encoded fact]. */
+type PackedRow = [string, number, EncodedFact];
 
 /**
- * The live orders of day items, for each map asked (`o`, `r`), in one read of the items: each
- * item's packed copy (with `lean`, its lean copy) when it is current, else (a write whose repack
- * has not run yet, or a copy packed before lean copies existed) its maps of entries, read again whole.
+ * What a read keeps of one map (`o` or `r`) of day items: the entries `keep` accepts (on the raw
+ * row, so a rejected one is never built; `keepOrder` for entries read whole), decoded with `parts`.
  */
-async function readDayItems(keys: readonly ItemKey[], maps: ReadonlyArray<'o' | 'r'>, lean = false, parts: FactParts = ALL_PARTS): Promise<Record<'o' | 'r', LiveOrders>> {
+interface MapReader {
+  keep: (row: EncodedFact) => boolean;
+  keepOrder: (order: QueryOrder) => boolean;
+  parts: FactParts;
+}
+
+/**
+ * The orders met in a map: where each is (`at`, one lookup per entry), its newest version met, and
+ * its state at that version when the reader keeps it (else undefined).
+ */
+interface Found {
+  at: Map<string, number>;
+  versions: number[];
+  orders: Array<QueryOrder | undefined>;
+}
+
+const newFound = (): Found => ({ at: new Map(), versions: [], orders: [] });
+
+/** Brings `found` to an entry: newer than any met, it is the order's state, kept or not. */
+function offerEntry(found: Found, reader: MapReader, orderId: string, v: number, row: EncodedFact): void {
+  let at = found.at.get(orderId);
+  if (at === undefined) {
+    at = found.orders.length;
+    found.at.set(orderId, at);
+  } else if (found.versions[at]! >= v) return;
+  found.versions[at] = v;
+  if (!Array.isArray(row)) {
+    // A fact written before the positional encoding holds the object itself.
+    const order = { ...(row as unknown as QueryOrder), orderId };
+    found.orders[at] = reader.keepOrder(order) ? order : undefined;
+  } else found.orders[at] = reader.keep(row) ? decodeRow(orderId, row, reader.parts) : undefined;
+}
+
+const keptOrders = (found: Found) => found.orders.filter((order): order is QueryOrder => order !== undefined);
+
+/**
+ * The live orders of day items that each map's reader keeps (`o`, `r`), in one read of the items:
+ * each item's packed copy (with `lean`, its lean copy) when it is current, else (a write whose
+ * repack has not run yet, or a copy packed before lean copies existed) its maps of entries, read
+ * again whole. Each call's copies are unpacked and decoded as soon as it answers (the inflating
+ * on the thread pool), so decoding overlaps the calls still in flight instead of following the
+ * last of them, and the parsed rows die young: only the orders kept outlive a batch.
+ */
+async function readDayItems(keys: readonly ItemKey[], readers: Partial<Record<'o' | 'r', MapReader>>, lean = false): Promise<Record<'o' | 'r', QueryOrder[]>> {
   const wholeOf = { o: 'p', r: 'q' } as const;
   const leanOf = { o: 'lp', r: 'lq' } as const;
+  const maps = (['o', 'r'] as const).filter((map) => readers[map] !== undefined);
   const attributes = maps.map((map) => (lean ? leanOf[map] : wholeOf[map]));
-  const items = await batchGet(keys.map(packedKey), { concurrency: READ_CONCURRENCY, attributes: [...attributes, 'want', 'done'] });
   const stale: ItemKey[] = [];
-  const found: Record<'o' | 'r', LiveOrders> = { o: new Map(), r: new Map() };
-  const packed: Record<'o' | 'r', Uint8Array[]> = { o: [], r: [] };
-  for (const item of items) {
-    const copies = maps.map((map) => [map, item[lean ? leanOf[map] : wholeOf[map]]] as const);
-    if (item.done !== item.want || copies.some(([, copy]) => !(copy instanceof Uint8Array))) {
-      stale.push({ PK: item.PK as string, SK: FACTS_SK });
-      continue;
-    }
-    for (const [map, copy] of copies) packed[map].push(copy as Uint8Array);
-  }
-  for (const map of maps) {
-    const orders = found[map];
-    for (const rows of unpackAll(packed[map])) {
-      for (const [orderId, v, row] of rows) {
-        const known = orders.get(orderId);
-        if (!known || known.v < v) orders.set(orderId, { v, order: decodeRow(orderId, row, parts) });
+  const found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() };
+  const unpacking: Array<Promise<void>> = [];
+  const onItems = (items: Array<Record<string, unknown>>) => {
+    const packed: Record<'o' | 'r', Uint8Array[]> = { o: [], r: [] };
+    for (const item of items) {
+      const copies = maps.map((map) => [map, item[lean ? leanOf[map] : wholeOf[map]]] as const);
+      if (item.done !== item.want || copies.some(([, copy]) => !(copy instanceof Uint8Array))) {
+        stale.push({ PK: item.PK as string, SK: FACTS_SK });
+        continue;
       }
+      for (const [map, copy] of copies) packed[map].push(copy as Uint8Array);
     }
-  }
+    for (const map of maps) {
+      if (packed[map].length === 0) continue;
+      const reader = readers[map]!;
+      unpacking.push(
+        unpackAll(packed[map]).then((groups) => {
+          for (const rows of groups) for (const [orderId, v, row] of rows) offerEntry(found[map], reader, orderId, v, row);
+        }),
+      );
+    }
+  };
+  await batchGet(keys.map(packedKey), { concurrency: READ_CONCURRENCY, attributes: [...attributes, 'want', 'done'], onItems });
+  await Promise.all(unpacking);
   if (stale.length > 0) {
     const staleItems = await batchGet(stale, { concurrency: READ_CONCURRENCY });
     for (const map of maps) {
-      const orders = found[map];
+      const reader = readers[map]!;
+      const into = found[map];
       for (const [orderId, entry] of liveOrders(staleItems, map)) {
-        const known = orders.get(orderId);
-        if (!known || known.v < entry.v) orders.set(orderId, entry);
+        let at = into.at.get(orderId);
+        if (at === undefined) {
+          at = into.orders.length;
+          into.at.set(orderId, at);
+        } else if (into.versions[at]! >= entry.v) continue;
+        into.versions[at] = entry.v;
+        into.orders[at] = reader.keepOrder(entry.order) ? entry.order : undefined;
       }
     }
   }
-  return found;
+  return { o: keptOrders(found.o), r: keptOrders(found.r) };
 }
 
 /** A gzip member holding a comma: what joins the members of `unpackAll` into one JSON array. */
@@ -710,41 +779,52 @@ const COMMA_MEMBER = gzipSync(',');
 /**
  * The rows of many packed copies, in one gunzip and one JSON parse: gzip members concatenated
  * decompress to their texts concatenated, so copies joined by comma members give `[rows],[rows]…`.
- * A query reads thousands of small copies, and a gunzip each cost more than the inflating.
+ * A query reads thousands of small copies, and a gunzip each cost more than the inflating. The
+ * output buffer is sized from the members' trailers (each ends with its text's length), so the
+ * inflating writes into one buffer of the exact size.
  */
-function unpackAll(copies: readonly Uint8Array[]): Array<Array<[string, number, EncodedFact]>> {
+async function unpackAll(copies: readonly Uint8Array[]): Promise<PackedRow[][]> {
   if (copies.length === 0) return [];
   const members: Uint8Array[] = [];
+  let size = 0;
   for (const copy of copies) {
-    if (members.length > 0) members.push(COMMA_MEMBER);
+    if (members.length > 0) {
+      members.push(COMMA_MEMBER);
+      size += 1;
+    }
     members.push(copy);
+    size += Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength).readUInt32LE(copy.byteLength - 4);
   }
   const joined = Buffer.concat(members);
-  // One output buffer of about the final size, rather than a new 16 KB chunk again and again.
-  const text = gunzipSync(joined, { chunkSize: Math.max(64 * 1024, Math.min(joined.length * 8, 64 * 1024 * 1024)) }).toString('utf8');
-  return JSON.parse(`[${text}]`) as Array<Array<[string, number, EncodedFact]>>;
+  const inflated = await gunzipAsync(joined, { chunkSize: Math.max(64 * 1024, Math.min(size + 1, 256 * 1024 * 1024)) });
+  // Facts are nearly always ASCII, which latin1 reads as a copy where UTF-8 must decode.
+  const text = isAscii(inflated) ? inflated.toString('latin1') : inflated.toString('utf8');
+  return JSON.parse(`[${text}]`) as PackedRow[][];
 }
+
+const instantIn = (from: number, to: number) => (iso: string) => {
+  const at = parseInstant(iso);
+  return at >= from && at < to;
+};
+
+/** Orders placed in [from, to). */
+const placedIn = (from: number, to: number, parts: FactParts = ALL_PARTS): MapReader => {
+  const inRange = instantIn(from, to);
+  return { keep: (row) => inRange(row[0]), keepOrder: (order) => inRange(order.orderDate), parts };
+};
+
+/** Orders with a refund processed in [from, to). */
+const refundedIn = (from: number, to: number, parts: FactParts = ALL_PARTS): MapReader => {
+  const inRange = instantIn(from, to);
+  return {
+    keep: (row) => row[7].some(([, processedAt]) => inRange(processedAt)),
+    keepOrder: (order) => order.refunds.some((refund) => inRange(refund.processedAt)),
+    parts,
+  };
+};
 
 const dayItemKeys = (pixelId: string, from: number, to: number) =>
   utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
-
-const placedIn = (orders: LiveOrders, from: number, to: number) =>
-  [...orders.values()]
-    .map(({ order }) => order)
-    .filter((order) => {
-      const at = Date.parse(order.orderDate);
-      return at >= from && at < to;
-    });
-
-const refundedIn = (orders: LiveOrders, from: number, to: number) =>
-  [...orders.values()]
-    .map(({ order }) => order)
-    .filter((order) =>
-      order.refunds.some((refund) => {
-        const at = Date.parse(refund.processedAt);
-        return at >= from && at < to;
-      }),
-    );
 
 /**
  * What the query and cohort reads need of [from, to), in one read of the range's packed day
@@ -759,18 +839,18 @@ export async function readOrderFacts(
   to: number,
   options: { refunded: boolean } & FactParts,
 ): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
-  const found = await readDayItems(dayItemKeys(pixelId, from, to), options.refunded ? ['o', 'r'] : ['o'], true, options);
-  return { placed: placedIn(found.o, from, to), refunded: options.refunded ? refundedIn(found.r, from, to) : [] };
+  const found = await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true);
+  return { placed: found.o, refunded: found.r };
 }
 
 /** Orders placed in [from, to): the order-day items of the range's UTC days, read in parallel. */
 export async function readOrdersPlaced(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  return placedIn((await readDayItems(dayItemKeys(pixelId, from, to), ['o'])).o, from, to);
+  return (await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to) })).o;
 }
 
 /** Orders with a refund processed in [from, to). */
 export async function readOrdersRefunded(pixelId: string, from: number, to: number): Promise<QueryOrder[]> {
-  return refundedIn((await readDayItems(dayItemKeys(pixelId, from, to), ['r'])).r, from, to);
+  return (await readDayItems(dayItemKeys(pixelId, from, to), { r: refundedIn(from, to) })).r;
 }
 
 /** How many identity rounds a customer closure may take before it is cut (a chain of linked identifiers). */

@@ -53,3 +53,62 @@ export function isIsoInstant(value: string): boolean {
 export function isRangeBound(value: string): boolean {
   return RANGE_BOUND_PATTERN.test(value) && startsWithCalendarDay(value);
 }
+
+const DIGIT_0 = 48;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The value of the decimal digits of `text` from `start` to `end`, or -1 when one is not a digit. */
+function digitsAt(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - DIGIT_0;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * `Date.parse(text)`, fast for the form `toISOString()` writes (`YYYY-MM-DDTHH:mm:ss.sssZ`), in
+ * which order dates and refund times are stored: the query and cohort reads parse several per
+ * order, and the engine's general date parser cost more than everything else done per order.
+ * Any other text goes to `Date.parse`, so the answer is always the same as its.
+ */
+export function parseInstant(text: string): number {
+  if (
+    text.length === 24 &&
+    text.charCodeAt(4) === 45 && // -
+    text.charCodeAt(7) === 45 &&
+    text.charCodeAt(10) === 84 && // T
+    text.charCodeAt(13) === 58 && // :
+    text.charCodeAt(16) === 58 &&
+    text.charCodeAt(19) === 46 && // .
+    text.charCodeAt(23) === 90 // Z
+  ) {
+    const year = digitsAt(text, 0, 4);
+    const month = digitsAt(text, 5, 7);
+    const day = digitsAt(text, 8, 10);
+    const hour = digitsAt(text, 11, 13);
+    const minute = digitsAt(text, 14, 16);
+    const second = digitsAt(text, 17, 19);
+    const millisecond = digitsAt(text, 20, 23);
+    const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+    if (
+      year >= 1000 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!) &&
+      hour >= 0 &&
+      hour <= 23 &&
+      minute >= 0 &&
+      minute <= 59 &&
+      second >= 0 &&
+      second <= 59 &&
+      millisecond >= 0
+    ) {
+      return Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+    }
+  }
+  return Date.parse(text);
+}
