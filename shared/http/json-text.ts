@@ -1,9 +1,11 @@
+import { FIRST_GZIP_LEVEL, gzipInSlices, SLICE_BYTES, SlicedGzip } from './parallel-gzip';
+
 /**
  * A response body already written as JSON text, held as the bytes it is sent as: a list of
- * slices of at most SLICE_BYTES. A large listing writes its text straight from its typed arrays
+ * slices of at most 1 MB. A large listing writes its text straight from its typed arrays
  * (building one object per point only for JSON.stringify to walk it again cost more time and
  * memory than the listing's own work: a page of 500 ads is 45,000 points), and the slices go to
- * gzip as they are (http/parallel-gzip.ts): the body never exists as one 15 MB string, nor as one
+ * gzip as they are (parallel-gzip.ts): the body never exists as one 15 MB string, nor as one
  * buffer, nor as a UTF-8 copy of either. `text` joins it for a client that takes it uncompressed.
  */
 export class JsonText {
@@ -12,21 +14,21 @@ export class JsonText {
   constructor(
     readonly slices: readonly Buffer[],
     readonly byteLength: number,
+    /** The body's gzip at FIRST_GZIP_LEVEL, begun while it was written. */
+    private readonly started?: SlicedGzip,
   ) {}
-
-  static of(text: string): JsonText {
-    const bytes = Buffer.from(text, 'utf8');
-    return new JsonText([bytes], bytes.length);
-  }
 
   get text(): string {
     this.joined ??= this.slices.length === 1 ? (this.slices[0] as Buffer).toString('utf8') : Buffer.concat(this.slices, this.byteLength).toString('utf8');
     return this.joined;
   }
+
+  /** The body as one gzip member; at FIRST_GZIP_LEVEL, what was begun while it was written. */
+  gzip(level: number): Promise<Buffer> {
+    return level === FIRST_GZIP_LEVEL && this.started ? this.started.finish() : gzipInSlices(this.slices, level);
+  }
 }
 
-/** What gzip deflates apart (parallel-gzip.ts) and what a writer fills before starting a new slice. */
-export const SLICE_BYTES = 1 << 20;
 /** A first slice this small keeps a short answer from reserving a whole slice. */
 const FIRST_SLICE_BYTES = 64 * 1024;
 
@@ -35,14 +37,17 @@ const FIRST_SLICE_BYTES = 64 * 1024;
  * copied in and dropped at once, so a page's thousand series strings die young instead of all
  * surviving (and being promoted to the old generation) until a final join, and a full slice is
  * never copied again (a single growing buffer copied itself at every doubling, 24 MB at once for a
- * 15 MB page). Pieces must be ASCII (JSON.stringify output of ASCII data, or text escaped to
- * ASCII): they are copied byte per character.
+ * 15 MB page). Each full slice is handed to gzip at once, so on a 15 MB page compression runs on
+ * the thread pool while the rest is written, instead of after it; only a body of one slice
+ * (64 KB) waits until it is sent. Pieces must be ASCII (JSON.stringify output of ASCII data, or
+ * text escaped to ASCII): they are copied byte per character.
  */
 export class AsciiJsonWriter {
   private readonly slices: Buffer[] = [];
   private buffer = Buffer.allocUnsafe(FIRST_SLICE_BYTES);
   private length = 0;
   private total = 0;
+  private gzip: SlicedGzip | undefined;
 
   push(...pieces: string[]): void {
     for (let piece of pieces) {
@@ -51,20 +56,26 @@ export class AsciiJsonWriter {
         this.length += written;
         if (written === piece.length) break;
         piece = piece.slice(written);
-        this.startSlice();
+        this.endSlice();
+        this.buffer = Buffer.allocUnsafe(SLICE_BYTES);
       }
     }
   }
 
-  private startSlice(): void {
-    this.slices.push(this.buffer.subarray(0, this.length));
+  private endSlice(): void {
+    const slice = this.buffer.subarray(0, this.length);
+    this.slices.push(slice);
     this.total += this.length;
-    this.buffer = Buffer.allocUnsafe(SLICE_BYTES);
     this.length = 0;
+    (this.gzip ??= new SlicedGzip(FIRST_GZIP_LEVEL)).add(slice);
   }
 
   finish(): JsonText {
-    if (this.length > 0 || this.slices.length === 0) this.slices.push(this.buffer.subarray(0, this.length));
-    return new JsonText(this.slices, this.total + this.length);
+    if (this.slices.length === 0) {
+      const only = this.buffer.subarray(0, this.length);
+      return new JsonText([only], only.length);
+    }
+    if (this.length > 0) this.endSlice();
+    return new JsonText(this.slices, this.total, this.gzip);
   }
 }
