@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../lib/bundling';
+import { functionNodeOptions } from '../lib/function-defaults';
+import { routes, type RouteDefinition } from '../lib/routes';
 import type { ServerMessage, ServerReply } from './ad-listing-server';
 import { deadlineOverride, eventFor, readResult, scopesNeeded, type BenchRequest, type Credentials, type HandlerResult, type Invocation } from './invoke';
 import { roundMs, summarize } from './stats';
@@ -264,10 +266,10 @@ async function bundleServer(dir: string): Promise<string> {
 }
 
 /**
- * A case's serving process, one request at a time: a plain `node` with source maps enabled (the
- * stack sets NODE_OPTIONS=--enable-source-maps), this process's environment (the store endpoint
- * and table) and no loader. The events are built here and the answers decoded here, outside the
- * timed span and outside the server's memory.
+ * A case's serving process, one request at a time: a plain `node` with the function's NODE_OPTIONS
+ * (source maps and the route's heap sizes, lib/function-defaults.ts, as the stack sets them), this
+ * process's environment (the store endpoint and table) and no loader. The events are built here
+ * and the answers decoded here, outside the timed span and outside the server's memory.
  */
 class ServingProcess {
   private pending: ((reply: ServerReply) => void) | undefined;
@@ -287,11 +289,12 @@ class ServingProcess {
   }
 
   static async start(bundle: string): Promise<ServingProcess> {
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
+    // The function's own NODE_OPTIONS, from the source the stack deploys (source maps, and the
+    // heap sizes its route sets); BENCH_AD_LISTING_NODE_OPTIONS replaces them to compare settings.
+    const env = { ...process.env, NODE_OPTIONS: process.env.BENCH_AD_LISTING_NODE_OPTIONS ?? functionNodeOptions((routes.queryAds as RouteDefinition).heap) };
     // BENCH_AD_LISTING_CPU_PROF=<dir>: each serving process writes its V8 CPU profile there.
     const profileDir = process.env.BENCH_AD_LISTING_CPU_PROF;
-    const execArgv = ['--enable-source-maps', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+    const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const child = fork(bundle, [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const server = new ServingProcess(child);
     // The first message says the handler is loaded.

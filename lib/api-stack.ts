@@ -150,6 +150,7 @@ export class ApiStack extends Stack {
         entry: route.handler,
         serviceName,
         description: `${route.method} ${route.path}: ${route.summary}`,
+        ...(route.heap ? { heap: route.heap } : {}),
       });
       // Least privilege from the route table's capabilities column: only the item families the
       // route declares, plus its API key's counter and, for a write route, its idempotency items.

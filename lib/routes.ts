@@ -1,5 +1,6 @@
 import type { Scope } from '../shared/auth/scopes';
 import type { ItemKind } from '../shared/store/table-design';
+import type { FunctionHeap } from './function-defaults';
 
 /**
  * The map of the API. The CDK stack builds one function and one route per row; the local server
@@ -22,6 +23,8 @@ export interface RouteDefinition {
   summary: string;
   /** What the function may reach; the stack grants exactly this (README, "Deploying with CDK"). */
   capabilities: RouteCapabilities;
+  /** V8 heap sizes for the route's function, where measured to matter (lib/function-defaults.ts). */
+  heap?: FunctionHeap;
 }
 
 /**
@@ -214,6 +217,9 @@ export const routes = {
     writes: false,
     summary: 'List ads, with optional daily series',
     capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics'),
+    // A 500-ad page allocates some 100 MB of short-lived objects with 15 MB live: small
+    // semi-spaces keep its peak RSS within a quarter of the function's memory (README, "Benchmarks").
+    heap: { semiSpaceMiB: 8 },
   },
   queryAttribution: {
     method: 'POST',

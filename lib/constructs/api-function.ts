@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/config/metrics-namespace';
 import { ITEM_KINDS, type ItemKind } from '../../shared/store/table-design';
 import { BUNDLING } from '../bundling';
-import { FUNCTION_DEFAULTS } from '../function-defaults';
+import { FUNCTION_DEFAULTS, functionNodeOptions, type FunctionHeap } from '../function-defaults';
 import { acknowledgeStreamFailureDestination, acknowledgeSynchronousInvocation, acknowledgeTracingWildcard } from '../nag-acknowledgements';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,6 +45,8 @@ export interface ApiFunctionProps {
   readonly invokedBy?: 'apiGateway' | 'eventSourceMapping';
   /** Files shipped next to the bundle: `from` relative to the project root, `to` a file name. */
   readonly assets?: ReadonlyArray<{ from: string; to: string }>;
+  /** V8 heap sizes for this function (lib/function-defaults.ts); V8's and Lambda's defaults otherwise. */
+  readonly heap?: FunctionHeap;
 }
 
 /**
@@ -95,8 +97,7 @@ export class ApiFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        // Stack traces point at the TypeScript source instead of the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: functionNodeOptions(props.heap),
       },
       bundling: {
         format: BUNDLING.format === 'cjs' ? nodejs.OutputFormat.CJS : nodejs.OutputFormat.ESM,

@@ -1,35 +1,81 @@
+import { FIRST_GZIP_LEVEL, gzipInSlices, SLICE_BYTES, SlicedGzip } from './parallel-gzip';
+
 /**
- * A response body already written as JSON text. A large listing writes its text straight from
- * its typed arrays: building one object per point only for JSON.stringify to walk it again cost
- * more time and memory than the listing's own work (a page of 500 ads is 45,000 points).
+ * A response body already written as JSON text, held as the bytes it is sent as: a list of
+ * slices of at most 1 MB. A large listing writes its text straight from its typed arrays
+ * (building one object per point only for JSON.stringify to walk it again cost more time and
+ * memory than the listing's own work: a page of 500 ads is 45,000 points), and the slices go to
+ * gzip as they are (parallel-gzip.ts): the body never exists as one 15 MB string, nor as one
+ * buffer, nor as a UTF-8 copy of either. `text` joins it for a client that takes it uncompressed.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  private joined: string | undefined;
+
+  constructor(
+    readonly slices: readonly Buffer[],
+    readonly byteLength: number,
+    /** The body's gzip at FIRST_GZIP_LEVEL, begun while it was written. */
+    private readonly started?: SlicedGzip,
+  ) {}
+
+  get text(): string {
+    this.joined ??= this.slices.length === 1 ? (this.slices[0] as Buffer).toString('utf8') : Buffer.concat(this.slices, this.byteLength).toString('utf8');
+    return this.joined;
+  }
+
+  /** The body as one gzip member; at FIRST_GZIP_LEVEL, what was begun while it was written. */
+  gzip(level: number): Promise<Buffer> {
+    return level === FIRST_GZIP_LEVEL && this.started ? this.started.finish() : gzipInSlices(this.slices, level);
+  }
 }
 
+/** A first slice this small keeps a short answer from reserving a whole slice. */
+const FIRST_SLICE_BYTES = 64 * 1024;
+
 /**
- * Builds a large ASCII JSON body piece by piece into one growing buffer, outside the JS heap: each
- * piece is copied in and dropped at once, so a page's thousand series strings die young instead
- * of all surviving (and being promoted to the old generation) until a final join. Pieces must be
- * ASCII (JSON.stringify output of ASCII data, or text escaped to ASCII): they are copied byte per
- * character.
+ * Builds a large ASCII JSON body piece by piece into slices outside the JS heap: each piece is
+ * copied in and dropped at once, so a page's thousand series strings die young instead of all
+ * surviving (and being promoted to the old generation) until a final join, and a full slice is
+ * never copied again (a single growing buffer copied itself at every doubling, 24 MB at once for a
+ * 15 MB page). Each full slice is handed to gzip at once, so on a 15 MB page compression runs on
+ * the thread pool while the rest is written, instead of after it; only a body of one slice
+ * (64 KB) waits until it is sent. Pieces must be ASCII (JSON.stringify output of ASCII data, or
+ * text escaped to ASCII): they are copied byte per character.
  */
 export class AsciiJsonWriter {
-  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private readonly slices: Buffer[] = [];
+  private buffer = Buffer.allocUnsafe(FIRST_SLICE_BYTES);
   private length = 0;
+  private total = 0;
+  private gzip: SlicedGzip | undefined;
 
   push(...pieces: string[]): void {
-    for (const piece of pieces) {
-      if (this.length + piece.length > this.buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + piece.length));
-        this.buffer.copy(grown, 0, 0, this.length);
-        this.buffer = grown;
+    for (let piece of pieces) {
+      for (;;) {
+        const written = this.buffer.write(piece, this.length, 'latin1');
+        this.length += written;
+        if (written === piece.length) break;
+        piece = piece.slice(written);
+        this.endSlice();
+        this.buffer = Buffer.allocUnsafe(SLICE_BYTES);
       }
-      this.length += this.buffer.write(piece, this.length, 'latin1');
     }
   }
 
+  private endSlice(): void {
+    const slice = this.buffer.subarray(0, this.length);
+    this.slices.push(slice);
+    this.total += this.length;
+    this.length = 0;
+    (this.gzip ??= new SlicedGzip(FIRST_GZIP_LEVEL)).add(slice);
+  }
+
   finish(): JsonText {
-    return new JsonText(this.buffer.toString('latin1', 0, this.length));
+    if (this.slices.length === 0) {
+      const only = this.buffer.subarray(0, this.length);
+      return new JsonText([only], only.length);
+    }
+    if (this.length > 0) this.endSlice();
+    return new JsonText(this.slices, this.total, this.gzip);
   }
 }

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiStack, DEFAULT_THROTTLING } from '../../lib/api-stack';
-import { FUNCTION_DEFAULTS } from '../../lib/function-defaults';
+import { FUNCTION_DEFAULTS, functionNodeOptions } from '../../lib/function-defaults';
 import { publicRouteTable } from '../../lib/public-routes';
 import { routeTable, type RouteId } from '../../lib/routes';
 import { workers } from '../../lib/workers';
@@ -94,7 +94,7 @@ describe('ApiStack template', () => {
       Timeout: FUNCTION_DEFAULTS.timeoutSeconds,
       TracingConfig: { Mode: 'Active' },
       Environment: {
-        Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: Match.anyValue() }),
+        Variables: Match.objectLike({ NODE_OPTIONS: Match.stringLikeRegexp('^--enable-source-maps( |$)'), POWERTOOLS_SERVICE_NAME: Match.anyValue() }),
       },
     };
 
@@ -105,6 +105,21 @@ describe('ApiStack template', () => {
     // One per route, one per worker, and the one that serves the public documentation routes.
     expect(Object.keys(functions)).toHaveLength(routeTable.length + Object.keys(workers).length + 1);
     template.allResourcesProperties('AWS::Lambda::Function', expected);
+  });
+
+  it("sets each route function's NODE_OPTIONS from the route table: source maps, and the V8 heap sizes a route asks for", () => {
+    // Prepare
+    const nodeOptionsOf = (routeId: RouteId) => (resourceOf(functionOf(routeId).lambdaFunction).Properties.Environment as { Variables: Record<string, string> }).Variables.NODE_OPTIONS;
+
+    // Act
+    const byRoute = routeTable.map((route) => ({ route, nodeOptions: nodeOptionsOf(route.id) }));
+
+    // Assess
+    for (const { route, nodeOptions } of byRoute) expect(nodeOptions, route.id).toBe(functionNodeOptions(route.heap));
+    // Both heap flags or neither: Lambda's bootstrap drops its own sizes once NODE_OPTIONS names one.
+    const oldSpace = FUNCTION_DEFAULTS.memoryMiB - Math.floor(FUNCTION_DEFAULTS.memoryMiB / 10);
+    expect(nodeOptionsOf('queryAds')).toBe(`--enable-source-maps --max-semi-space-size=8 --max-old-space-size=${oldSpace}`);
+    expect(nodeOptionsOf('getAccount')).toBe('--enable-source-maps');
   });
 
   it('traces every function with X-Ray and leaves the tracer on (no POWERTOOLS_TRACE_ENABLED=false)', () => {

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../shared/http/errors';
+import { AsciiJsonWriter } from '../../shared/http/json-text';
 import { MAX_RESPONSE_BODY_BYTES, compressResponse } from '../../shared/http/middleware/compress-response';
+import { jsonResponse } from '../../shared/http/response';
 
 async function afterResponse(body: string, acceptEncoding?: string, howToNarrow?: string) {
   const request = {
@@ -61,5 +63,52 @@ describe('response compression', () => {
     const response = await afterResponse(body, 'gzip');
     expect(response.headers).toMatchObject({ 'content-encoding': 'gzip' });
     expect(gunzipSync(Buffer.from(response.body!, 'base64')).toString('utf8')).toBe(body);
+  });
+
+  describe('a body written in slices (AsciiJsonWriter)', () => {
+    // Pieces of every size: tiny ones, and some longer than a slice, so pieces cross slice ends.
+    const pieces = ['{"rows":[', ...Array.from({ length: 400 }, (_, i) => `${i ? ',' : ''}${JSON.stringify({ id: i, blob: 'ab'.repeat(i * 37) })}`), ',"big":"', 'x'.repeat(2_500_000), '"]}'];
+    const expected = pieces.join('');
+    const written = () => {
+      const writer = new AsciiJsonWriter();
+      writer.push(...pieces);
+      return writer.finish();
+    };
+
+    async function afterWritten(acceptEncoding: string | undefined) {
+      const request = {
+        event: { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } } as unknown as APIGatewayProxyEventV2,
+        response: jsonResponse(200, written()),
+      };
+      await (compressResponse().after as (r: typeof request) => Promise<void>)(request);
+      return request.response;
+    }
+
+    it('holds the same bytes as the joined text, across several slices', () => {
+      const text = written();
+      expect(text.slices.length).toBeGreaterThan(3);
+      expect(text.byteLength).toBe(expected.length);
+      expect(Buffer.concat(text.slices).toString('latin1')).toBe(expected);
+      expect(text.text).toBe(expected);
+    });
+
+    it('is gzipped from its slices into one stream that inflates to the whole JSON', async () => {
+      const response = await afterWritten('gzip');
+      expect(response).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json; charset=utf-8' } });
+      expect(gunzipSync(Buffer.from(response.body!, 'base64')).toString('utf8')).toBe(expected);
+    });
+
+    it('is sent as the joined text to a client without gzip', async () => {
+      const small = new AsciiJsonWriter();
+      small.push('{"ok":', 'true}');
+      const request = { event: { headers: {} } as unknown as APIGatewayProxyEventV2, response: jsonResponse(200, small.finish()) };
+      await (compressResponse().after as (r: typeof request) => Promise<void>)(request);
+      expect(request.response).toMatchObject({ body: '{"ok":true}', headers: { vary: 'accept-encoding' } });
+      expect(JSON.parse(JSON.stringify(request.response)).body).toBe('{"ok":true}');
+    });
+
+    it('answers 400 when it is too large to send uncompressed', async () => {
+      await expect(afterWritten(undefined)).rejects.toThrow(/Accept-Encoding: gzip/);
+    });
   });
 });
