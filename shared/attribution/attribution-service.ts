@@ -7,7 +7,7 @@ import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
-import { orderIdentifiers, readOrderJourneys, type JourneyGraph } from '../store/journey-repository';
+import { orderIdentifiers, readRangeJourneys, type JourneyGraph } from '../store/journey-repository';
 import { readCustomerHistory, readOrderFacts } from '../store/query-read-models';
 import type { InstantRange } from '../time/date-range';
 import { computeAttributionRange, SPEND_JOINS, SPEND_MEASURES, type AttributionSpec } from './attribution-engine';
@@ -31,8 +31,11 @@ export interface AttributionSource {
    */
   ordersPlaced(pixelId: string, range: InstantRange, options: { customers: boolean }): Promise<QueryOrder[]>;
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
-  /** Every touchpoint of each order's person that the longest window may credit. */
-  journeys(pixelId: string, orders: readonly QueryOrder[]): Promise<Map<string, Touchpoint[]>>;
+  /**
+   * The journeys of orders placed in these ranges, read before the orders are known (alongside
+   * them): a lookup of every touchpoint of each order's person that the longest window may credit.
+   */
+  journeys(pixelId: string, ranges: readonly InstantRange[]): Promise<(orders: readonly QueryOrder[]) => Map<string, Touchpoint[]>>;
 }
 
 export const attributionReadModelSource: AttributionSource = {
@@ -42,7 +45,7 @@ export const attributionReadModelSource: AttributionSource = {
   adCells: loadAdDayCells,
   ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false, costs: false, customers: options.customers })).placed,
   customerHistory: readCustomerHistory,
-  journeys: readOrderJourneys,
+  journeys: readRangeJourneys,
 };
 
 const CUSTOMER_MEASURES = ['attribution.new_customer_orders', 'attribution.new_customer_revenue'];
@@ -69,7 +72,8 @@ export function touchpointsByOrder(orders: readonly QueryOrder[], graph: Journey
 
 /**
  * POST /db-mgmt/api/query-attribution: the orders of each range (P7's read models), the journeys
- * filed with those orders (read by order day), spend when a measure asks for it; then every model at once.
+ * filed under the ranges' days and the ads' day cells when a measure asks for spend, all read at
+ * once; then every model at once.
  */
 export async function runAttributionQuery(pixelId: string, request: QueryAttributionRequest, source: AttributionSource = attributionReadModelSource) {
   const spec: AttributionSpec = {
@@ -85,17 +89,12 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
   };
   const wantsSpend = spec.measures.some((measure) => (SPEND_MEASURES as readonly string[]).includes(measure)) && SPEND_JOINS[spec.dimension] !== undefined;
   const needsHistory = spec.measures.some((measure) => CUSTOMER_MEASURES.includes(measure)) || JSON.stringify(spec.filters ?? {}).includes('"orders.customer_type"');
-  const [fx, ads, primaryOrders, compareOrders] = await Promise.all([
-    source.fxTable(pixelId),
-    wantsSpend ? source.ads(pixelId) : [],
-    source.ordersPlaced(pixelId, request.primaryRange, { customers: needsHistory }),
-    request.compareRange ? source.ordersPlaced(pixelId, request.compareRange, { customers: needsHistory }) : [],
-  ]);
-  const orders = [...primaryOrders, ...compareOrders];
-  const undigested = orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null);
+  const ranges = request.compareRange ? [request.primaryRange, request.compareRange] : [request.primaryRange];
+  const adList = wantsSpend ? source.ads(pixelId) : Promise.resolve([]);
   /** Each ad with its cells over the range (all attribution granularities are whole days), else its hours. */
   const adsOver = async (range: InstantRange): Promise<AdDayInput[]> => {
-    if (!wantsSpend || ads.length === 0) return [];
+    const ads = await adList;
+    if (ads.length === 0) return [];
     if (source.adCells) {
       const cells = await source.adCells(pixelId, ads, range, spec.timezone);
       return ads.map((ad) => ({ ad, hours: [], cells: cells.get(adKeyString(ad)) ?? new Float64Array(0) }));
@@ -103,14 +102,21 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
     const hours = await source.adHours(pixelId, ads, range);
     return ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] }));
   };
-  const [history, touchpointsOf, primaryAds, compareAds] = await Promise.all([
-    // Who is new comes from the customer digests the order facts carry; only the customers of
-    // orders without a usable digest have their whole history read (as POST /query does).
-    needsHistory && undigested.length > 0 ? source.customerHistory(pixelId, undigested) : [],
-    source.journeys(pixelId, orders),
+  // Nothing here waits for the orders: the journeys are read by the ranges' days, in parallel.
+  const [fx, primaryOrders, compareOrders, journeysOf, primaryAds, compareAds] = await Promise.all([
+    source.fxTable(pixelId),
+    source.ordersPlaced(pixelId, request.primaryRange, { customers: needsHistory }),
+    request.compareRange ? source.ordersPlaced(pixelId, request.compareRange, { customers: needsHistory }) : [],
+    source.journeys(pixelId, ranges),
     adsOver(request.primaryRange),
     request.compareRange ? adsOver(request.compareRange) : [],
   ]);
+  const orders = [...primaryOrders, ...compareOrders];
+  const touchpointsOf = journeysOf(orders);
+  // Who is new comes from the customer digests the order facts carry; only the customers of
+  // orders without a usable digest have their whole history read (as POST /query does).
+  const undigested = needsHistory ? orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null) : [];
+  const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
   const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
   const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: primaryAds }, fx);
   const compare = request.compareRange ? computeAttributionRange(spec, request.compareRange, { orders: compareOrders, customers, touchpointsOf, ads: compareAds }, fx) : undefined;
