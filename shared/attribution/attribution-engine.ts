@@ -39,43 +39,47 @@ export type DimensionValue = string | null;
 /** A model's shares of one order: per dimension value, the fraction of the order credited to it. */
 export function creditsOf(model: AttributionModel, journey: readonly Touchpoint[], orderAt: number, dimension: AttributionDimension): Map<DimensionValue, number> {
   const credits = new Map<DimensionValue, number>();
-  const add = (value: DimensionValue, weight: number) => credits.set(value, (credits.get(value) ?? 0) + weight);
   const valueOf = ATTRIBUTION_DIMENSIONS[dimension];
   const n = journey.length;
   if (n === 0) {
-    add(null, 1);
+    addShare(credits, null, 1);
     return credits;
   }
   switch (model) {
     case 'first_click':
-      add(valueOf(journey[0]!), 1);
+      addShare(credits, valueOf(journey[0]!), 1);
       break;
     case 'last_click':
-      add(valueOf(journey[n - 1]!), 1);
+      addShare(credits, valueOf(journey[n - 1]!), 1);
       break;
     case 'any_click':
       for (const touchpoint of journey) credits.set(valueOf(touchpoint), 1);
       break;
     case 'linear':
-      for (const touchpoint of journey) add(valueOf(touchpoint), 1 / n);
+      for (const touchpoint of journey) addShare(credits, valueOf(touchpoint), 1 / n);
       break;
     case 'time_decay': {
       const weights = journey.map((touchpoint) => 2 ** (-(orderAt - touchpoint.at) / TIME_DECAY_HALF_LIFE_MS));
       const total = weights.reduce((sum, weight) => sum + weight, 0);
-      journey.forEach((touchpoint, i) => add(valueOf(touchpoint), weights[i]! / total));
+      journey.forEach((touchpoint, i) => addShare(credits, valueOf(touchpoint), weights[i]! / total));
       break;
     }
     case 'position_based':
-      if (n === 1) add(valueOf(journey[0]!), 1);
-      else if (n === 2) journey.forEach((touchpoint) => add(valueOf(touchpoint), 0.5));
+      if (n === 1) addShare(credits, valueOf(journey[0]!), 1);
+      else if (n === 2) journey.forEach((touchpoint) => addShare(credits, valueOf(touchpoint), 0.5));
       else {
-        add(valueOf(journey[0]!), 0.4);
-        add(valueOf(journey[n - 1]!), 0.4);
-        for (const touchpoint of journey.slice(1, -1)) add(valueOf(touchpoint), 0.2 / (n - 2));
+        addShare(credits, valueOf(journey[0]!), 0.4);
+        addShare(credits, valueOf(journey[n - 1]!), 0.4);
+        for (const touchpoint of journey.slice(1, -1)) addShare(credits, valueOf(touchpoint), 0.2 / (n - 2));
       }
       break;
   }
   return credits;
+}
+
+// A function of the module, not a closure made per call: creditsOf runs for every order under every model.
+function addShare(credits: Map<DimensionValue, number>, value: DimensionValue, weight: number): void {
+  credits.set(value, (credits.get(value) ?? 0) + weight);
 }
 
 /** The touchpoints that may take credit for an order: in (orderAt − window, orderAt], oldest first (ties by id). */
@@ -196,17 +200,15 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
       if (!entry) result.cells.set(key, (entry = { bucket, value, cell: newCell() }));
       return entry.cell;
     };
+    // The same cells by bucket and value, found without building a key for every credit.
+    const byBucket: Array<Map<DimensionValue, Cell>> = buckets.map(() => new Map());
     for (const order of credited) {
+      const cells = byBucket[order.bucket]!;
       for (const [value, share] of creditsOf(model, order.journey, order.at, spec.dimension)) {
-        for (const cell of [cellFor(order.bucket, value), result.total]) {
-          cell.orders += share;
-          cell.revenue += share * order.revenue;
-          cell.netRevenue += share * order.net;
-          if (order.isNew) {
-            cell.newOrders += share;
-            cell.newRevenue += share * order.revenue;
-          }
-        }
+        let cell = cells.get(value);
+        if (!cell) cells.set(value, (cell = cellFor(order.bucket, value)));
+        credit(cell, share, order);
+        credit(result.total, share, order);
       }
     }
     if (spend) {
@@ -217,6 +219,17 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
     byModel.set(model, result);
   }
   return { byModel, failures };
+}
+
+/** Adds `share` of an order to a cell. */
+function credit(cell: Cell, share: number, order: { revenue: number; net: number; isNew: boolean }): void {
+  cell.orders += share;
+  cell.revenue += share * order.revenue;
+  cell.netRevenue += share * order.net;
+  if (order.isNew) {
+    cell.newOrders += share;
+    cell.newRevenue += share * order.revenue;
+  }
 }
 
 type PlatformParts = Partial<Record<Platform, MetricParts>>;
