@@ -1,6 +1,5 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, addCell, cellsFromHours, emptyParts, HourSummer, needsConversion, rangeCalendar, RateCache, type MetricParts, type RangeCalendar } from '../ads/ad-series';
-import { CELL_STRIDE } from '../store/daily-rollup-codec';
+import { adMeasureFromPlatformParts, emptyParts, HourSummer, needsConversion, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
 import { findDimension, measureFamily, type DimensionFamily } from '../catalog/dimensions';
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
@@ -11,11 +10,14 @@ import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
+import { DAY_GRANULARITIES, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
+
+export { calendarOf, DAY_GRANULARITIES } from './ad-day-cells';
 
 /**
  * The computation of POST /db-mgmt/api/query over the facts of one or two ranges. Every measure
@@ -322,33 +324,10 @@ function addAds(
   }
 }
 
-const calendars = new Map<string, RangeCalendar>();
-const MAX_CALENDARS = 64;
-
 /**
- * `rangeCalendar`, remembered for the last few (range, zone) pairs: zone arithmetic is costly, a
- * query needs each range's calendar twice (to read ad cells and to sum them) and dashboards ask
- * the same ranges again.
- */
-export function calendarOf(range: InstantRange, timeZone: string): RangeCalendar {
-  const key = `${range.start}/${range.end}/${timeZone}`;
-  let calendar = calendars.get(key);
-  if (!calendar) {
-    if (calendars.size >= MAX_CALENDARS) calendars.delete(calendars.keys().next().value as string);
-    calendars.set(key, (calendar = rangeCalendar(range, timeZone)));
-  }
-  return calendar;
-}
-
-/** Granularities whose buckets are whole local days (clipped to the range): ad metrics sum by day cells. */
-export const DAY_GRANULARITIES: ReadonlySet<Granularity> = new Set(['day', 'week', 'month', 'quarter', 'year', 'none']);
-
-/**
- * Ad metrics over buckets of whole local days, from the cells of each ad (daily-rollup-codec.ts)
- * over the range's calendar in the query's zone: the daily rollups where the store has them
- * (`cells`), else summed here from the hours, in hour order as the rollups are, so both give the
- * same figures. Money converts cell by cell at the rate of the cell's UTC date, as the ad listing
- * does (a local day spanning two UTC dates converts each part at its own).
+ * Ad metrics over buckets of whole local days, from each ad's cells (`sumAdDays`, shared with the
+ * attribution spend join): the daily rollups where the store has them (`cells`), else summed from
+ * the hours, with the same figures either way.
  */
 function addAdDays(
   spec: QuerySpec,
@@ -360,26 +339,19 @@ function addAdDays(
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'channel');
-  const calendar = calendarOf(range, spec.timezone);
-  const bucketOfDay = calendar.days.map((day) => bucketIndex(buckets, day.start));
-  const rates = new RateCache((from) => (utcDate) => fx.convert(1, from, spec.currency, utcDate));
-  for (const { ad, hours, cells: given } of data.ads) {
-    if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
-    const cells = given ?? cellsFromHours(hours, calendar);
-    const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
-    let convertible = true;
-    // Consecutive cells of one day go to the same bucket cells, found once per day.
-    let day = -1;
-    let targets: readonly Cell[] = [];
-    for (let i = 0; i < cells.length; i += CELL_STRIDE) {
-      if (cells[i] !== day) {
-        day = cells[i] as number;
-        targets = cellsFor(bucketOfDay[day]!, values);
-      }
-      for (const cell of targets) if (!addCell((cell.ads[ad.platform] ??= emptyParts()), cells, i, ad.currency, rates)) convertible = false;
-    }
-    if (!convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
-  }
+  const unconvertible = sumAdDays({
+    ads: filter ? data.ads.filter(({ ad }) => evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : data.ads,
+    range,
+    timeZone: spec.timezone,
+    buckets,
+    currency: spec.currency,
+    fx,
+    partsOf: (ad) => {
+      const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
+      return (bucket) => cellsFor(bucket, values).map((cell) => (cell.ads[ad.platform] ??= emptyParts()));
+    },
+  });
+  if (unconvertible) result.failures.channel ??= `No exchange rate from ${unconvertible.currency} to ${spec.currency} for some hours of ad ${unconvertible.platform}:${unconvertible.adId}`;
 }
 
 const ratio = (numerator: number, denominator: number, scale = 1) => (denominator === 0 ? null : (numerator / denominator) * scale);

@@ -4,8 +4,8 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import { metCustomers } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
-import { adKeyString, listAds, loadAdDirectory, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
-import { loadAdCells } from '../ads/query-ads-service';
+import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { loadAdDayCells } from './ad-day-cells';
 import { loadFxTable } from '../store/fx-repository';
 import { readCustomerHistory, readEventCounts, readEventFacts, readOrderFacts } from '../store/query-read-models';
 import { offsetMinutesAt } from '../time/zoned-time';
@@ -15,7 +15,7 @@ import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { CostBook } from '../costs/order-costs';
 import { loadCostSettings } from '../store/cost-settings-repository';
 import { loadSkuCosts } from '../store/sku-cost-repository';
-import { calendarOf, computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
+import { computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
 
 /** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
 export interface QuerySource {
@@ -54,7 +54,7 @@ export const readModelSource: QuerySource = {
   fxTable: loadFxTable,
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
-  adCells: async (pixelId, ads, range, timeZone) => loadAdCells(pixelId, await loadAdDirectory(pixelId), ads, calendarOf(range, timeZone), timeZone),
+  adCells: loadAdDayCells,
   orderFacts: (pixelId, range, options) => readOrderFacts(pixelId, range.start, range.end, options),
   customerHistory: readCustomerHistory,
   events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),

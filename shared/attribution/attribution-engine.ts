@@ -1,16 +1,16 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
-import { adMeasureFromPlatformParts, emptyParts, HourSummer, type MetricParts } from '../ads/ad-series';
+import { adMeasureFromPlatformParts, emptyParts, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
 import { findMeasure } from '../catalog/measures';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
+import { sumAdDays, type AdDayInput } from '../analytics/ad-day-cells';
 import { filterForFamily } from '../analytics/filter-namespaces';
 import type { QueryOrder } from '../analytics/query-data';
 import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
 import { ORDER_FILTER_FIELDS } from '../analytics/query-engine';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
-import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 import { ATTRIBUTION_DIMENSIONS, type AttributionDimension, type Touchpoint } from './touchpoints';
@@ -39,43 +39,47 @@ export type DimensionValue = string | null;
 /** A model's shares of one order: per dimension value, the fraction of the order credited to it. */
 export function creditsOf(model: AttributionModel, journey: readonly Touchpoint[], orderAt: number, dimension: AttributionDimension): Map<DimensionValue, number> {
   const credits = new Map<DimensionValue, number>();
-  const add = (value: DimensionValue, weight: number) => credits.set(value, (credits.get(value) ?? 0) + weight);
   const valueOf = ATTRIBUTION_DIMENSIONS[dimension];
   const n = journey.length;
   if (n === 0) {
-    add(null, 1);
+    addShare(credits, null, 1);
     return credits;
   }
   switch (model) {
     case 'first_click':
-      add(valueOf(journey[0]!), 1);
+      addShare(credits, valueOf(journey[0]!), 1);
       break;
     case 'last_click':
-      add(valueOf(journey[n - 1]!), 1);
+      addShare(credits, valueOf(journey[n - 1]!), 1);
       break;
     case 'any_click':
       for (const touchpoint of journey) credits.set(valueOf(touchpoint), 1);
       break;
     case 'linear':
-      for (const touchpoint of journey) add(valueOf(touchpoint), 1 / n);
+      for (const touchpoint of journey) addShare(credits, valueOf(touchpoint), 1 / n);
       break;
     case 'time_decay': {
       const weights = journey.map((touchpoint) => 2 ** (-(orderAt - touchpoint.at) / TIME_DECAY_HALF_LIFE_MS));
       const total = weights.reduce((sum, weight) => sum + weight, 0);
-      journey.forEach((touchpoint, i) => add(valueOf(touchpoint), weights[i]! / total));
+      journey.forEach((touchpoint, i) => addShare(credits, valueOf(touchpoint), weights[i]! / total));
       break;
     }
     case 'position_based':
-      if (n === 1) add(valueOf(journey[0]!), 1);
-      else if (n === 2) journey.forEach((touchpoint) => add(valueOf(touchpoint), 0.5));
+      if (n === 1) addShare(credits, valueOf(journey[0]!), 1);
+      else if (n === 2) journey.forEach((touchpoint) => addShare(credits, valueOf(touchpoint), 0.5));
       else {
-        add(valueOf(journey[0]!), 0.4);
-        add(valueOf(journey[n - 1]!), 0.4);
-        for (const touchpoint of journey.slice(1, -1)) add(valueOf(touchpoint), 0.2 / (n - 2));
+        addShare(credits, valueOf(journey[0]!), 0.4);
+        addShare(credits, valueOf(journey[n - 1]!), 0.4);
+        for (const touchpoint of journey.slice(1, -1)) addShare(credits, valueOf(touchpoint), 0.2 / (n - 2));
       }
       break;
   }
   return credits;
+}
+
+// A function of the module, not a closure made per call: creditsOf runs for every order under every model.
+function addShare(credits: Map<DimensionValue, number>, value: DimensionValue, weight: number): void {
+  credits.set(value, (credits.get(value) ?? 0) + weight);
 }
 
 /** The touchpoints that may take credit for an order: in (orderAt − window, orderAt], oldest first (ties by id). */
@@ -117,8 +121,11 @@ export interface AttributionRangeData {
   customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
   /** Every known touchpoint of each order's person (the window is applied here). */
   touchpointsOf: ReadonlyMap<string, readonly Touchpoint[]>;
-  ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[] }>;
+  /** The ads whose spend joins, with their cells over the range when read, else their hours. */
+  ads: readonly AdDayInput[];
 }
+
+const cellKey = (bucket: number, value: DimensionValue) => `${bucket}\u0000${value === null ? '\u0000null' : value}`;
 
 interface Cell {
   orders: number;
@@ -184,58 +191,82 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
 
   const byModel = new Map<AttributionModel, ModelResult>();
   const wantsSpend = spec.measures.some((measure) => (SPEND_MEASURES as readonly string[]).includes(measure));
+  const spend = wantsSpend ? sumSpend(spec, range, data, fx, buckets, failures) : undefined;
   for (const model of spec.models) {
     const result: ModelResult = { buckets, cells: new Map(), total: newCell() };
     const cellFor = (bucket: number, value: DimensionValue) => {
-      const key = `${bucket}\u0000${value === null ? '\u0000null' : value}`;
+      const key = cellKey(bucket, value);
       let entry = result.cells.get(key);
       if (!entry) result.cells.set(key, (entry = { bucket, value, cell: newCell() }));
       return entry.cell;
     };
+    // The same cells by bucket and value, found without building a key for every credit.
+    const byBucket: Array<Map<DimensionValue, Cell>> = buckets.map(() => new Map());
     for (const order of credited) {
+      const cells = byBucket[order.bucket]!;
       for (const [value, share] of creditsOf(model, order.journey, order.at, spec.dimension)) {
-        for (const cell of [cellFor(order.bucket, value), result.total]) {
-          cell.orders += share;
-          cell.revenue += share * order.revenue;
-          cell.netRevenue += share * order.net;
-          if (order.isNew) {
-            cell.newOrders += share;
-            cell.newRevenue += share * order.revenue;
-          }
-        }
+        let cell = cells.get(value);
+        if (!cell) cells.set(value, (cell = cellFor(order.bucket, value)));
+        credit(cell, share, order);
+        credit(result.total, share, order);
       }
     }
-    if (wantsSpend) addSpend(spec, range, data, fx, result, cellFor, failures);
+    if (spend) {
+      // Read only from here on, so every model's cells share the range's sums.
+      for (const { bucket, value, spend: parts } of spend.byCell.values()) cellFor(bucket, value).spend = parts;
+      result.total.spend = spend.total;
+    }
     byModel.set(model, result);
   }
   return { byModel, failures };
 }
 
-function addSpend(
-  spec: AttributionSpec,
-  range: InstantRange,
-  data: AttributionRangeData,
-  fx: FxTable,
-  result: ModelResult,
-  cellFor: (bucket: number, value: DimensionValue) => Cell,
-  failures: Failures,
-): void {
-  const join = SPEND_JOINS[spec.dimension];
-  if (!join) return;
-  for (const { ad, hours } of data.ads) {
-    // The same conversion as the ad listing and the query: each hour at its UTC date's rate.
-    const summer = new HourSummer((date) => fx.convert(1, ad.currency, spec.currency, date));
-    const value = join(ad);
-    for (const hour of hours) {
-      if (hour.hour < range.start || hour.hour >= range.end) continue;
-      for (const cell of [cellFor(bucketIndex(result.buckets, hour.hour), value), result.total]) summer.add((cell.spend[ad.platform] ??= emptyParts()), hour);
-    }
-    if (!summer.convertible) failures.spend ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+/** Adds `share` of an order to a cell. */
+function credit(cell: Cell, share: number, order: { revenue: number; net: number; isNew: boolean }): void {
+  cell.orders += share;
+  cell.revenue += share * order.revenue;
+  cell.netRevenue += share * order.net;
+  if (order.isNew) {
+    cell.newOrders += share;
+    cell.newRevenue += share * order.revenue;
   }
 }
 
+type PlatformParts = Partial<Record<Platform, MetricParts>>;
+
+/**
+ * Spend by bucket and joined dimension value, and over the range: the same for every model, so
+ * summed once per range (`sumAdDays`, the query's summer: daily rollups or hours, each cell at its
+ * UTC date's rate) and shared by each model's cells.
+ */
+function sumSpend(spec: AttributionSpec, range: InstantRange, data: AttributionRangeData, fx: FxTable, buckets: readonly Bucket[], failures: Failures) {
+  const byCell = new Map<string, { bucket: number; value: DimensionValue; spend: PlatformParts }>();
+  const total: PlatformParts = {};
+  const join = SPEND_JOINS[spec.dimension];
+  if (!join) return { byCell, total };
+  const unconvertible = sumAdDays({
+    ads: data.ads,
+    range,
+    timeZone: spec.timezone,
+    buckets,
+    currency: spec.currency,
+    fx,
+    partsOf: (ad) => {
+      const value = join(ad);
+      return (bucket) => {
+        const key = cellKey(bucket, value);
+        let entry = byCell.get(key);
+        if (!entry) byCell.set(key, (entry = { bucket, value, spend: {} }));
+        return [(entry.spend[ad.platform] ??= emptyParts()), (total[ad.platform] ??= emptyParts())];
+      };
+    },
+  });
+  if (unconvertible) failures.spend ??= `No exchange rate from ${unconvertible.currency} to ${spec.currency} for some hours of ad ${unconvertible.platform}:${unconvertible.adId}`;
+  return { byCell, total };
+}
+
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? null : numerator / denominator);
-const spendOf = (cell: Cell) => adMeasureFromPlatformParts('channel.spend', cell.spend) ?? 0;
+const spendIn = (cell: Cell) => adMeasureFromPlatformParts('channel.spend', cell.spend) ?? 0;
 
 function measureOf(measure: string, cell: Cell): number | null {
   switch (measure) {
@@ -250,11 +281,11 @@ function measureOf(measure: string, cell: Cell): number | null {
     case 'attribution.new_customer_revenue':
       return cell.newRevenue;
     case 'channel.spend':
-      return spendOf(cell);
+      return spendIn(cell);
     case 'attribution.roas':
-      return ratio(cell.revenue, spendOf(cell));
+      return ratio(cell.revenue, spendIn(cell));
     case 'attribution.cpa':
-      return ratio(spendOf(cell), cell.orders);
+      return ratio(spendIn(cell), cell.orders);
     default:
       throw new Error(`No computation for measure ${measure}`);
   }

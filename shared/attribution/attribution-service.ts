@@ -1,4 +1,5 @@
 import { FxTable } from '../ads/fx-table';
+import { loadAdDayCells, type AdDayInput } from '../analytics/ad-day-cells';
 import { IdentityComponents } from '../analytics/identity-components';
 import type { QueryOrder } from '../analytics/query-data';
 import { metCustomers } from '../orders/counting-rules';
@@ -6,8 +7,8 @@ import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
-import { orderIdentifiers, readOrderJourneys, type JourneyGraph } from '../store/journey-repository';
-import { readCustomerHistory, readOrdersPlaced } from '../store/query-read-models';
+import { orderIdentifiers, readRangeJourneys, type JourneyGraph } from '../store/journey-repository';
+import { readCustomerHistory, readOrderFacts } from '../store/query-read-models';
 import type { InstantRange } from '../time/date-range';
 import { computeAttributionRange, SPEND_JOINS, SPEND_MEASURES, type AttributionSpec } from './attribution-engine';
 import type { Touchpoint } from './touchpoints';
@@ -17,19 +18,34 @@ export interface AttributionSource {
   fxTable(pixelId: string): Promise<FxTable>;
   ads(pixelId: string): Promise<readonly Ad[]>;
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
-  ordersPlaced(pixelId: string, range: InstantRange): Promise<QueryOrder[]>;
+  /**
+   * Each ad's cells over the range's calendar in `timeZone` (daily rollups where they answer,
+   * else from hours), keyed by `adKeyString`, as the query reads them (`loadAdDayCells`). A
+   * source without it gives hours, which the engine sums into the same cells.
+   */
+  adCells?(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>>;
+  /**
+   * Orders placed in the range. An order whose customer digest is usable may come without its
+   * customer's identifiers (the store's lean facts, as the query reads them): journeys are found
+   * by order id and date, and who is new from the digest. The digest may be left out without `customers`.
+   */
+  ordersPlaced(pixelId: string, range: InstantRange, options: { customers: boolean }): Promise<QueryOrder[]>;
   customerHistory(pixelId: string, orders: readonly QueryOrder[]): Promise<QueryOrder[]>;
-  /** Every touchpoint of each order's person that the longest window may credit. */
-  journeys(pixelId: string, orders: readonly QueryOrder[]): Promise<Map<string, Touchpoint[]>>;
+  /**
+   * The journeys of orders placed in these ranges, read before the orders are known (alongside
+   * them): a lookup of every touchpoint of each order's person that the longest window may credit.
+   */
+  journeys(pixelId: string, ranges: readonly InstantRange[]): Promise<(orders: readonly QueryOrder[]) => Map<string, Touchpoint[]>>;
 }
 
 export const attributionReadModelSource: AttributionSource = {
   fxTable: loadFxTable,
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
-  ordersPlaced: (pixelId, range) => readOrdersPlaced(pixelId, range.start, range.end),
+  adCells: loadAdDayCells,
+  ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false, costs: false, customers: options.customers })).placed,
   customerHistory: readCustomerHistory,
-  journeys: readOrderJourneys,
+  journeys: readRangeJourneys,
 };
 
 const CUSTOMER_MEASURES = ['attribution.new_customer_orders', 'attribution.new_customer_revenue'];
@@ -56,7 +72,8 @@ export function touchpointsByOrder(orders: readonly QueryOrder[], graph: Journey
 
 /**
  * POST /db-mgmt/api/query-attribution: the orders of each range (P7's read models), the journeys
- * filed with those orders (read by order day), spend when a measure asks for it; then every model at once.
+ * filed under the ranges' days and the ads' day cells when a measure asks for spend, all read at
+ * once; then every model at once.
  */
 export async function runAttributionQuery(pixelId: string, request: QueryAttributionRequest, source: AttributionSource = attributionReadModelSource) {
   const spec: AttributionSpec = {
@@ -71,26 +88,37 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
     orderSettings: request.orderSettings,
   };
   const wantsSpend = spec.measures.some((measure) => (SPEND_MEASURES as readonly string[]).includes(measure)) && SPEND_JOINS[spec.dimension] !== undefined;
-  const [fx, ads, primaryOrders, compareOrders] = await Promise.all([
+  const needsHistory = spec.measures.some((measure) => CUSTOMER_MEASURES.includes(measure)) || JSON.stringify(spec.filters ?? {}).includes('"orders.customer_type"');
+  const ranges = request.compareRange ? [request.primaryRange, request.compareRange] : [request.primaryRange];
+  const adList = wantsSpend ? source.ads(pixelId) : Promise.resolve([]);
+  /** Each ad with its cells over the range (all attribution granularities are whole days), else its hours. */
+  const adsOver = async (range: InstantRange): Promise<AdDayInput[]> => {
+    const ads = await adList;
+    if (ads.length === 0) return [];
+    if (source.adCells) {
+      const cells = await source.adCells(pixelId, ads, range, spec.timezone);
+      return ads.map((ad) => ({ ad, hours: [], cells: cells.get(adKeyString(ad)) ?? new Float64Array(0) }));
+    }
+    const hours = await source.adHours(pixelId, ads, range);
+    return ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] }));
+  };
+  // Nothing here waits for the orders: the journeys are read by the ranges' days, in parallel.
+  const [fx, primaryOrders, compareOrders, journeysOf, primaryAds, compareAds] = await Promise.all([
     source.fxTable(pixelId),
-    wantsSpend ? source.ads(pixelId) : [],
-    source.ordersPlaced(pixelId, request.primaryRange),
-    request.compareRange ? source.ordersPlaced(pixelId, request.compareRange) : [],
+    source.ordersPlaced(pixelId, request.primaryRange, { customers: needsHistory }),
+    request.compareRange ? source.ordersPlaced(pixelId, request.compareRange, { customers: needsHistory }) : [],
+    source.journeys(pixelId, ranges),
+    adsOver(request.primaryRange),
+    request.compareRange ? adsOver(request.compareRange) : [],
   ]);
   const orders = [...primaryOrders, ...compareOrders];
-  const undigested = orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null);
-  const needsHistory = spec.measures.some((measure) => CUSTOMER_MEASURES.includes(measure)) || JSON.stringify(spec.filters ?? {}).includes('"orders.customer_type"');
-  const [history, touchpointsOf, primaryHours, compareHours] = await Promise.all([
-    // Who is new comes from the customer digests the order facts carry; only the customers of
-    // orders without a usable digest have their whole history read (as POST /query does).
-    needsHistory && undigested.length > 0 ? source.customerHistory(pixelId, undigested) : [],
-    source.journeys(pixelId, orders),
-    wantsSpend && ads.length > 0 ? source.adHours(pixelId, ads, request.primaryRange) : new Map<string, HourlyMetrics[]>(),
-    wantsSpend && ads.length > 0 && request.compareRange ? source.adHours(pixelId, ads, request.compareRange) : new Map<string, HourlyMetrics[]>(),
-  ]);
+  const touchpointsOf = journeysOf(orders);
+  // Who is new comes from the customer digests the order facts carry; only the customers of
+  // orders without a usable digest have their whole history read (as POST /query does).
+  const undigested = needsHistory ? orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null) : [];
+  const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
   const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
-  const adsWith = (hours: Map<string, HourlyMetrics[]>) => ads.map((ad) => ({ ad, hours: hours.get(adKeyString(ad)) ?? [] }));
-  const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: adsWith(primaryHours) }, fx);
-  const compare = request.compareRange ? computeAttributionRange(spec, request.compareRange, { orders: compareOrders, customers, touchpointsOf, ads: adsWith(compareHours) }, fx) : undefined;
+  const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: primaryAds }, fx);
+  const compare = request.compareRange ? computeAttributionRange(spec, request.compareRange, { orders: compareOrders, customers, touchpointsOf, ads: compareAds }, fx) : undefined;
   return { spec, primary, compare };
 }

@@ -843,14 +843,30 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
 }
 
 /**
- * The touchpoints that may take credit for each order: its journey entries, read by order day
- * (Queries over the UTC days the orders fall on, never a walk of the identity graph). A day without
- * orders between two order days is read too; an entry of an order not asked for is skipped. An entry filed
- * under another date than the order's current one is left over from before its date moved and
- * is not used; an order without an entry has no touchpoint.
+ * The touchpoints that may take credit for each order placed in these ranges: its journey
+ * entries, read by order day (Queries over the ranges' UTC days, never a walk of the identity
+ * graph), before the orders are known, so a query reads them alongside its orders: every order
+ * placed in a range is filed under one of those days. The lookup it returns skips an entry of an
+ * order not asked for, and one filed under another date than the order's current one (left over
+ * from before its date moved); an order without an entry has no touchpoint.
  */
-export async function readOrderJourneys(pixelId: string, orders: ReadonlyArray<{ orderId: string; orderDate: string }>): Promise<Map<string, Touchpoint[]>> {
-  const days = [...new Set(orders.map((order) => utcDay(Date.parse(order.orderDate))))].sort();
+export async function readRangeJourneys(
+  pixelId: string,
+  ranges: ReadonlyArray<{ start: number; end: number }>,
+): Promise<(orders: ReadonlyArray<{ orderId: string; orderDate: string }>) => Map<string, Touchpoint[]>> {
+  const days = new Set<string>();
+  for (const range of ranges) {
+    for (let day = Math.floor(range.start / 86_400_000) * 86_400_000; day < range.end; day += 86_400_000) days.add(utcDay(day));
+  }
+  const entries = await readJourneyDays(pixelId, [...days]);
+  return (orders) => journeysOf(entries, orders);
+}
+
+type JourneyEntries = Map<string, { a: number; j: string }>;
+
+/** The journey entries filed under these UTC days, by order id and order time. */
+async function readJourneyDays(pixelId: string, unsortedDays: readonly string[]): Promise<JourneyEntries> {
+  const days = [...unsortedDays].sort();
   // Runs of consecutive days, each read by one paginated Query, several at once: far fewer
   // requests than a Query a day, and a range read in parallel pieces.
   const runs: Array<[string, string]> = [];
@@ -873,12 +889,16 @@ export async function readOrderJourneys(pixelId: string, orders: ReadonlyArray<{
       ExpressionAttributeValues: { ':pk': pixelJourneysPk(pixelId), ':first': `DAY#${first}#`, ':last': `DAY#${last}#~` },
     }),
   );
-  const entries = new Map<string, { a: number; j: string }>();
+  const entries: JourneyEntries = new Map();
   for (const items of pages) {
     for (const item of items) {
       for (const [orderId, entry] of Object.entries((item.jo ?? {}) as Record<string, { a: number; j: string }>)) entries.set(`${orderId}\u0000${entry.a}`, entry);
     }
   }
+  return entries;
+}
+
+function journeysOf(entries: JourneyEntries, orders: ReadonlyArray<{ orderId: string; orderDate: string }>): Map<string, Touchpoint[]> {
   const journeys = new Map<string, Touchpoint[]>();
   for (const order of orders) {
     const entry = entries.get(`${order.orderId}\u0000${Date.parse(order.orderDate)}`);

@@ -448,7 +448,7 @@ function packedCopies(o: Record<string, OrderEntry>, r: Record<string, OrderEntr
  * compress: on the bench's orders a lean copy is 60 % of a whole one gzipped (68 bytes an order
  * against 112).
  * A fact without a usable digest keeps its identifiers: a query reads its customer's history
- * through them. Attribution reads the whole copies (it links orders to journeys by identifier).
+ * through them. Attribution reads the lean copies too (it finds journeys by order id and date).
  */
 export function leanFact(fact: string): string {
   if (fact.startsWith('{')) return fact;

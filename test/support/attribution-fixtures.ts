@@ -43,7 +43,7 @@ export function memoryAttributionSource(pixel: AttributionPixel): AttributionSou
       new Map((pixel.ads ?? []).filter(({ ad }) => ads.includes(ad)).map(({ ad, hours }) => [`${ad.platform}#${ad.adId}`, hours.filter((hour) => inRange(hour.hour, range))])),
     ordersPlaced: async (_pixelId, range) => pixel.orders.filter((order) => inRange(Date.parse(order.orderDate), range)),
     customerHistory: async () => pixel.orders,
-    journeys: async (_pixelId, orders) => touchpointsByOrder(orders, graphOf(pixel.events)),
+    journeys: async () => (orders) => touchpointsByOrder(orders, graphOf(pixel.events)),
   };
 }
 
