@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import { drainAll } from '../../shared/pipeline/drain';
 import { documentClient } from '../../shared/store/dynamo-client';
-import { MAX_JOURNEY_BYTES, readOrderJourneys, writeInitialJourneys } from '../../shared/store/journey-repository';
+import { MAX_JOURNEY_BYTES, readRangeJourneys, writeInitialJourneys } from '../../shared/store/journey-repository';
 import { appendLogEntry } from '../../shared/store/log-repository';
 import type { VersionedOrder } from '../../shared/store/order-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
@@ -136,3 +136,10 @@ describe('journeys of heavy persons', () => {
     expect(all.size).toBe(SHARED_ENTRIES);
   }, 120_000);
 });
+
+/** The journeys of these orders, read as a query reads them: over the range holding them all. */
+async function readOrderJourneys(pixelId: string, orders: ReadonlyArray<{ orderId: string; orderDate: string }>) {
+  const times = orders.map((order) => Date.parse(order.orderDate));
+  const journeysOf = await readRangeJourneys(pixelId, [{ start: Math.min(...times), end: Math.max(...times) + 1 }]);
+  return journeysOf(orders);
+}
