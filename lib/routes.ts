@@ -228,8 +228,9 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
-    // Orders, their journeys and ad spend: no settings, costs or event read model (touchpoints live in the journeys).
-    capabilities: reads('fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
+    // Orders, their journeys and ad spend, with the account's reporting zone that says which daily
+    // ad rollups answer; no order settings, costs or event read model (touchpoints live in the journeys).
+    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
   },
   ingestEvents: {
     method: 'POST',
