@@ -7,10 +7,9 @@ import { queryAdsRequestSchema } from '../../shared/schemas/query-ads';
 import { upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { addDays } from '../../shared/time/zoned-time';
-import { validAdInput } from '../support/ad-fixtures';
+import { hourlyMetricRows, validAdInput } from '../support/ad-fixtures';
 import { useFreshTable } from '../support/fresh-table';
 
-const HOUR_MS = 3_600_000;
 const FIRST_HOUR = Date.parse('2026-02-20T00:00:00Z');
 const ZONES = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Kiritimati', 'America/St_Johns'];
 
@@ -18,23 +17,7 @@ beforeAll(async () => {
   await useFreshTable();
 });
 
-const hours = fc
-  .uniqueArray(fc.integer({ min: 0, max: 40 * 24 }), { minLength: 1, maxLength: 120 })
-  .chain((indexes) =>
-    fc.tuple(
-      ...indexes.map((index) =>
-        fc
-          .record({
-            spend: fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100),
-            impressions: fc.nat(5_000),
-            clicks: fc.nat(50),
-            conversions: fc.nat(5),
-            conversionValue: fc.double({ min: 0, max: 1_000, noNaN: true }),
-          })
-          .map((metrics) => ({ hour: new Date(FIRST_HOUR + index * HOUR_MS).toISOString(), ...metrics })),
-      ),
-    ),
-  );
+const hours = hourlyMetricRows(FIRST_HOUR, 40, 120);
 
 let run = 0;
 

@@ -8,7 +8,7 @@ import { queryAttributionRequestSchema } from '../../shared/schemas/query-attrib
 import { listAds, upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { addDays } from '../../shared/time/zoned-time';
-import { validAdInput } from '../support/ad-fixtures';
+import { hourlyMetricRows, validAdInput } from '../support/ad-fixtures';
 import { memoryAttributionSource, visit, type AttributionPixel } from '../support/attribution-fixtures';
 import { useFreshTable } from '../support/fresh-table';
 import { order } from '../support/query-fixtures';
@@ -40,23 +40,7 @@ const AD_SHAPES = [
   { platform: 'meta', adId: 'm2', campaignId: 'c2', currency: 'EUR', source: 'facebook' },
 ] as const;
 
-const hourlyRows = fc
-  .uniqueArray(fc.integer({ min: 0, max: 45 * 24 }), { minLength: 1, maxLength: 150 })
-  .chain((indexes) =>
-    fc.tuple(
-      ...indexes.map((index) =>
-        fc
-          .record({
-            spend: fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100),
-            impressions: fc.nat(5_000),
-            clicks: fc.nat(50),
-            conversions: fc.nat(5),
-            conversionValue: fc.double({ min: 0, max: 1_000, noNaN: true }),
-          })
-          .map((metrics) => ({ hour: new Date(FIRST_HOUR + index * HOUR_MS).toISOString(), ...metrics })),
-      ),
-    ),
-  );
+const hourlyRows = hourlyMetricRows(FIRST_HOUR, 45, 150);
 
 /** An order a day at 15:00 UTC in USD or EUR, each bought by a visitor who came from one of the ads two days earlier. */
 function buyers(): Pick<AttributionPixel, 'orders' | 'events'> {

@@ -91,3 +91,25 @@ export const validAdInputArbitrary: fc.Arbitrary<AdImportInput> = fc.record(
   },
   { requiredKeys: ['platform', 'accountId', 'accountName', 'campaignId', 'campaignName', 'adsetId', 'adsetName', 'adId', 'adName', 'status', 'configuredStatus', 'effectiveStatus', 'currency', 'createdAt', 'updatedAt'] },
 ) as fc.Arbitrary<AdImportInput>;
+
+/**
+ * Distinct hours of ad metrics (whole cents of spend) among the `days` days from `firstHour`, in
+ * random order: the rollup tests compare what the daily rollups answer with what these hours do.
+ */
+export function hourlyMetricRows(firstHour: number, days: number, maxRows: number) {
+  return fc.uniqueArray(fc.integer({ min: 0, max: days * 24 }), { minLength: 1, maxLength: maxRows }).chain((indexes) =>
+    fc.tuple(
+      ...indexes.map((index) =>
+        fc
+          .record({
+            spend: fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100),
+            impressions: fc.nat(5_000),
+            clicks: fc.nat(50),
+            conversions: fc.nat(5),
+            conversionValue: fc.double({ min: 0, max: 1_000, noNaN: true }),
+          })
+          .map((metrics) => ({ hour: new Date(firstHour + index * 3_600_000).toISOString(), ...metrics })),
+      ),
+    ),
+  );
+}
