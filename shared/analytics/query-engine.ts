@@ -7,7 +7,7 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
 import { CostBook, costsOfOrder } from '../costs/order-costs';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
-import type { Platform } from '../schemas/ad-import';
+import type { Ad, Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 import { DAY_GRANULARITIES, sumAdDays } from './ad-day-cells';
@@ -293,6 +293,13 @@ function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor
   }
 }
 
+/**
+ * Channel metrics of the ads the query's channel filter keeps. Over buckets of whole local days
+ * they come from each ad's day cells (`sumAdDays`, shared with the attribution spend join): the
+ * daily rollups where the store has them, else summed from the hours, with the same figures either
+ * way. Finer buckets sum the hours, each landing in the bucket holding its start. Money converts as
+ * the ad listing does: each hour at its UTC date's rate.
+ */
 function addAds(
   spec: QuerySpec,
   range: InstantRange,
@@ -303,55 +310,37 @@ function addAds(
   result: RangeResult,
 ): void {
   const filter = filterForFamily(spec.filters, 'channel');
+  const ads = filter ? data.ads.filter(({ ad }) => evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : data.ads;
+  const valuesOf = (ad: Ad) => spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
+  const noRate = (ad: Pick<Ad, 'currency' | 'platform' | 'adId'>) => `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
   if (DAY_GRANULARITIES.has(spec.granularity)) {
-    addAdDays(spec, range, data, fx, buckets, cellsFor, result);
+    const unconvertible = sumAdDays({
+      ads,
+      range,
+      timeZone: spec.timezone,
+      buckets,
+      currency: spec.currency,
+      fx,
+      partsOf: (ad) => {
+        const values = valuesOf(ad);
+        return (bucket) => cellsFor(bucket, values).map((cell) => (cell.ads[ad.platform] ??= emptyParts()));
+      },
+    });
+    if (unconvertible) result.failures.channel ??= noRate(unconvertible);
     return;
   }
-  for (const { ad, hours } of data.ads) {
-    if (filter && !evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) continue;
-    // The same conversion as the ad listing: each hour at its UTC date's rate.
+  for (const { ad, hours } of ads) {
     const summer = new HourSummer((date) => fx.convert(1, ad.currency, spec.currency, date));
-    const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
+    const values = valuesOf(ad);
     for (const hour of hours) {
       if (hour.hour < range.start || hour.hour >= range.end) continue;
-      // Hourly metrics land in the bucket holding the hour's start (minute and second buckets too).
       for (const cell of cellsFor(bucketIndex(buckets, hour.hour), values)) {
         const parts = (cell.ads[ad.platform] ??= emptyParts());
         summer.add(parts, hour);
       }
     }
-    if (!summer.convertible) result.failures.channel ??= `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+    if (!summer.convertible) result.failures.channel ??= noRate(ad);
   }
-}
-
-/**
- * Ad metrics over buckets of whole local days, from each ad's cells (`sumAdDays`, shared with the
- * attribution spend join): the daily rollups where the store has them (`cells`), else summed from
- * the hours, with the same figures either way.
- */
-function addAdDays(
-  spec: QuerySpec,
-  range: InstantRange,
-  data: RangeData,
-  fx: FxTable,
-  buckets: Bucket[],
-  cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[],
-  result: RangeResult,
-): void {
-  const filter = filterForFamily(spec.filters, 'channel');
-  const unconvertible = sumAdDays({
-    ads: filter ? data.ads.filter(({ ad }) => evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : data.ads,
-    range,
-    timeZone: spec.timezone,
-    buckets,
-    currency: spec.currency,
-    fx,
-    partsOf: (ad) => {
-      const values = spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
-      return (bucket) => cellsFor(bucket, values).map((cell) => (cell.ads[ad.platform] ??= emptyParts()));
-    },
-  });
-  if (unconvertible) result.failures.channel ??= `No exchange rate from ${unconvertible.currency} to ${spec.currency} for some hours of ad ${unconvertible.platform}:${unconvertible.adId}`;
 }
 
 const ratio = (numerator: number, denominator: number, scale = 1) => (denominator === 0 ? null : (numerator / denominator) * scale);
