@@ -53,6 +53,10 @@ export interface AdDayInput {
   cells?: Float64Array;
 }
 
+/** What a query or attribution answer says of an ad some of whose hours had no rate into `currency`. */
+export const noExchangeRate = (ad: Pick<Ad, 'currency' | 'platform' | 'adId'>, currency: string) =>
+  `No exchange rate from ${ad.currency} to ${currency} for some hours of ad ${ad.platform}:${ad.adId}`;
+
 /**
  * Adds each ad's metrics into the parts `partsOf(ad)` gives for a bucket (each bucket of whole
  * local days of `buckets`, over the range's calendar in `timeZone`). Money converts cell by cell

@@ -10,7 +10,7 @@ import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
-import { DAY_GRANULARITIES, sumAdDays } from './ad-day-cells';
+import { DAY_GRANULARITIES, noExchangeRate, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
@@ -312,7 +312,6 @@ function addAds(
   const filter = filterForFamily(spec.filters, 'channel');
   const ads = filter ? data.ads.filter(({ ad }) => evaluateFilter(filter, (field) => AD_ATTRIBUTE_FIELDS[field]?.(ad))) : data.ads;
   const valuesOf = (ad: Ad) => spec.dimensions.map((dimension) => [AD_ATTRIBUTE_FIELDS[dimension]!(ad)]);
-  const noRate = (ad: Pick<Ad, 'currency' | 'platform' | 'adId'>) => `No exchange rate from ${ad.currency} to ${spec.currency} for some hours of ad ${ad.platform}:${ad.adId}`;
   if (DAY_GRANULARITIES.has(spec.granularity)) {
     const unconvertible = sumAdDays({
       ads,
@@ -326,7 +325,7 @@ function addAds(
         return (bucket) => cellsFor(bucket, values).map((cell) => (cell.ads[ad.platform] ??= emptyParts()));
       },
     });
-    if (unconvertible) result.failures.channel ??= noRate(unconvertible);
+    if (unconvertible) result.failures.channel ??= noExchangeRate(unconvertible, spec.currency);
     return;
   }
   for (const { ad, hours } of ads) {
@@ -339,7 +338,7 @@ function addAds(
         summer.add(parts, hour);
       }
     }
-    if (!summer.convertible) result.failures.channel ??= noRate(ad);
+    if (!summer.convertible) result.failures.channel ??= noExchangeRate(ad, spec.currency);
   }
 }
 

@@ -4,7 +4,7 @@ import type { FxTable } from '../ads/fx-table';
 import { findMeasure } from '../catalog/measures';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
-import { sumAdDays, type AdDayInput } from '../analytics/ad-day-cells';
+import { noExchangeRate, sumAdDays, type AdDayInput } from '../analytics/ad-day-cells';
 import { filterForFamily } from '../analytics/filter-namespaces';
 import type { QueryOrder } from '../analytics/query-data';
 import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
@@ -261,7 +261,7 @@ function sumSpend(spec: AttributionSpec, range: InstantRange, data: AttributionR
       };
     },
   });
-  if (unconvertible) failures.spend ??= `No exchange rate from ${unconvertible.currency} to ${spec.currency} for some hours of ad ${unconvertible.platform}:${unconvertible.adId}`;
+  if (unconvertible) failures.spend ??= noExchangeRate(unconvertible, spec.currency);
   return { byCell, total };
 }
 
