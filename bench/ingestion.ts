@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb';
+import { prng } from '../lib/local/demo-ads';
 import { freePort } from '../lib/local/spawned-server';
 import { mapWithConcurrency } from '../shared/map-with-concurrency';
 import { cpuSecondsOf, startBenchStore, type BenchStore } from './bench-store';
@@ -264,22 +265,11 @@ const PURCHASE_SHARE = { new: 0.05, returning: 0.15 };
 /** Landing signals: Meta ad, Google ad, email, organic search; the rest is direct. */
 const LANDING = { meta: 0.3, google: 0.2, email: 0.1, search: 0.15 };
 
-/** mulberry32: a small seeded generator, so every run and every worktree sends the same traffic. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export class BatchFactory {
   private batch = 0;
   private previous: object[] = [];
-  private readonly random = seededRandom(20_260_310);
+  // Seeded, so every run and every worktree sends the same traffic.
+  private readonly random = prng(20_260_310);
   private visitors = 0;
   private orders = 0;
   /** Browsers each pool customer has used, by customer index. */
