@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
@@ -12,6 +11,7 @@ import { documentClient, tableName } from './dynamo-client';
 import { logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
+import { isConditionFailure } from './condition-failure';
 
 /**
  * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
@@ -173,9 +173,6 @@ export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
   return writes;
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
-}
 
 /** Creates an empty journey item unless it exists; true when this call created it. */
 async function ensureJourneyItem(key: ItemKey): Promise<boolean> {

@@ -1,10 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './batch-get';
 import { documentClient, tableName } from './dynamo-client';
+import { isConditionFailure } from './condition-failure';
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
 
 /**
  * Sets entries of an item's map attributes in one UpdateItem. A path into a missing map fails, so

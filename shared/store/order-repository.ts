@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
@@ -8,6 +7,7 @@ import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
+import { isConditionFailure } from './condition-failure';
 
 /**
  * Orders of a pixel, from purchase events and the order import.
@@ -185,7 +185,6 @@ function planWrite(pixelId: string, { orderId, sources, retractions, item }: Ord
   return { put: { Item: orderItem(pixelId, next, merged, version + 1), ...condition }, written: { outcome, order: { order: next.order, version: version + 1 } } };
 }
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * Rounds of: fold every order still to write, write the changed ones in transactions, read again

@@ -3,7 +3,6 @@ import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gunzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
 import type { CustomerDigest, DigestOrder, QueryEvent, QueryOrder } from '../analytics/query-data';
@@ -16,6 +15,7 @@ import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
+import { isConditionFailure } from './condition-failure';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -492,9 +492,6 @@ async function repack(key: ItemKey): Promise<void> {
   }
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
-}
 
 /** The compact form an event is kept in: [ms since its UTC day, name, utm_source, utm_medium, utm_campaign, identities]. */
 type EventEntry = [number, string, string | null, string | null, string | null, string[]];
