@@ -219,9 +219,8 @@ async function benchSoak(): Promise<SectionOutcome> {
 }
 
 /**
- * The sections in order, each with the case-id prefixes it reports: a section that fails as a
- * whole lists every required case of its own under `failed` with the error, and the others still
- * run. Init times first: the latency section loads the SDK and starts servers in this process,
+ * The sections in order, each with the case-id prefixes it reports (see `runSection` for one
+ * that fails as a whole). Init times first: the latency section loads the SDK and starts servers in this process,
  * which would compete with the child processes for the CPU.
  */
 const sections: ReadonlyArray<{ name: string; prefixes: readonly string[]; run: () => Promise<SectionOutcome> }> = [
@@ -233,6 +232,25 @@ const sections: ReadonlyArray<{ name: string; prefixes: readonly string[]; run: 
   { name: 'firstStart', prefixes: ['firstStart'], run: benchFirstStart },
   { name: 'soak', prefixes: ['soak'], run: benchSoak },
 ];
+
+type Section = (typeof sections)[number];
+
+const ownsCase = (section: Section, id: string) => section.prefixes.some((prefix) => id.startsWith(prefix));
+
+/**
+ * Runs one section. A section that throws reports every required case of its own as failed, with
+ * the error, so the results file still accounts for each case and the other sections still run.
+ */
+async function runSection(section: Section): Promise<{ outcome: SectionOutcome; crashed: boolean }> {
+  try {
+    return { outcome: await section.run(), crashed: false };
+  } catch (error) {
+    console.error(`Benchmark section ${section.name} failed:`, error);
+    const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
+    const failed = Object.fromEntries(Object.keys(requiredCases()).filter((id) => ownsCase(section, id)).map((id) => [id, reason]));
+    return { outcome: { cases: {}, failed, details: {} }, crashed: true };
+  }
+}
 
 function printCases(results: BenchResults): void {
   log();
@@ -256,16 +274,9 @@ async function runSectionsAlone(names: readonly string[]): Promise<void> {
   const resultsFile = resultsFilePath(projectRoot);
   for (const section of sections.filter(({ name }) => names.includes(name))) {
     log();
-    const owns = (id: string) => section.prefixes.some((prefix) => id.startsWith(prefix));
-    let outcome: SectionOutcome;
-    try {
-      outcome = await section.run();
-    } catch (error) {
-      console.error(`Benchmark section ${section.name} failed:`, error);
-      const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
-      outcome = { cases: {}, failed: Object.fromEntries(Object.keys(requiredCases()).filter(owns).map((id) => [id, reason])), details: {} };
-      process.exitCode = 1;
-    }
+    const { outcome, crashed } = await runSection(section);
+    if (crashed) process.exitCode = 1;
+    const owns = (id: string) => ownsCase(section, id);
     mergeSectionIntoResults(resultsFile, { command: `bench (BENCH_SECTIONS=${section.name})`, owns, cases: outcome.cases, failed: outcome.failed, details: { ...outcome.details } });
   }
   log(`Wrote ${resultsFile}`);
@@ -280,23 +291,16 @@ async function main(): Promise<void> {
   const cases: Record<string, CaseFigures> = {};
   const failed: Record<string, string> = {};
   const details: Details = {};
-  const required = Object.keys(requiredCases());
   let sectionsFailed = 0;
   const sectionSeconds: Record<string, number> = {};
   for (const section of sections) {
     log();
     const sectionStarted = performance.now();
-    try {
-      const outcome = await section.run();
-      Object.assign(cases, outcome.cases);
-      Object.assign(failed, outcome.failed);
-      Object.assign(details, outcome.details);
-    } catch (error) {
-      sectionsFailed++;
-      const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
-      console.error(`Benchmark section ${section.name} failed:`, error);
-      for (const id of required) if (section.prefixes.some((prefix) => id.startsWith(prefix))) failed[id] = reason;
-    }
+    const { outcome, crashed } = await runSection(section);
+    if (crashed) sectionsFailed++;
+    Object.assign(cases, outcome.cases);
+    Object.assign(failed, outcome.failed);
+    Object.assign(details, outcome.details);
     sectionSeconds[section.name] = Math.round((performance.now() - sectionStarted) / 100) / 10;
   }
   const run = { wallSeconds: Math.round((performance.now() - started) / 100) / 10, sectionSeconds, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
