@@ -27,9 +27,13 @@ import { eventTtl, isExpired } from './retention';
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
- * and a pointer per delivery of a client eventId, `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER`
- * { ids }, naming the items that delivery wrote, so a delivery that later loses to an earlier one
- * (P6's `superseded`) is taken back exactly.
+ * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
+ * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, so a
+ * delivery that later loses to an earlier one (P6's `superseded`, which names the entry and day) is
+ * taken back exactly; one item per entry and day (as its event page), put whole in batched puts,
+ * with the page's `ttl`. Before this layout each delivery had an item of its own,
+ * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
+ * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
  *
  * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
  * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
