@@ -48,7 +48,9 @@ async function startDynaliteProcess(): Promise<BenchStore> {
   const env = { ...process.env };
   // The benchmark runs under tsx; its loader has no business in a plain-JS server.
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['-e', STORE_SCRIPT, dynalite], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // BENCH_STORE_CPU_PROF=<dir>: the store writes a V8 CPU profile there (node --cpu-prof), to see what its time goes to.
+  const profile = process.env.BENCH_STORE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STORE_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '-e', STORE_SCRIPT, dynalite], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await waitForPort(child);
   let peak: number | undefined;

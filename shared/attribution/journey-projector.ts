@@ -1,5 +1,5 @@
-import type { Projector } from '../pipeline/projector';
-import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers, forgetOrderDates, resolvePersons, retractDeliveries, writeInitialJourneys } from '../store/journey-repository';
+import type { ProjectedEntry, Projector } from '../pipeline/projector';
+import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers, forgetOrderDates, resolvePersons, retractDeliveries, writeInitialJourneys, type JourneyDelivery } from '../store/journey-repository';
 
 /**
  * Keeps the identity graph, every identifier's touchpoints, each order's date and each order's
@@ -21,20 +21,24 @@ export const journeyProjector: Projector = {
   async project({ pixelId, entries, orders, deletedOrders = [] }) {
     const pointers = await retractDeliveries(pixelId, entries.flatMap((entry) => entry.superseded));
     const touched = new Set<string>();
-    const fromEvents = await applyJourneyEvents(pixelId, entries.flatMap((entry) => entry.events.map((event) => ({ entryId: entry.entryId, event }))));
-    for (const identifier of fromEvents) touched.add(identifier);
+    const fromEvents = await applyJourneyEvents(pixelId, deliveriesOf(entries), orders);
+    for (const identifier of fromEvents.touched) touched.add(identifier);
     if (entries.length === 0 && orders.length > 0) for (const identifier of await applyJourneyOrders(pixelId, orders)) touched.add(identifier);
-    for (const identifier of await applyOrderDates(pixelId, orders)) touched.add(identifier);
+    for (const identifier of await applyOrderDates(pixelId, orders, fromEvents.dated)) touched.add(identifier);
     for (const identifier of await forgetOrderDates(pixelId, deletedOrders)) touched.add(identifier);
     await resolvePersons(pixelId, {
       touched,
       split: pointers.flatMap((pointer) => pointer.ids),
       entryIds: new Set(entries.map((entry) => entry.entryId)),
       orderIds: new Set([...orders.map(({ order }) => order.orderId), ...deletedOrders.map(({ orderId }) => orderId)]),
+      known: fromEvents.created,
     });
-    await deletePointers(pointers);
+    await deletePointers(pixelId, pointers);
   },
   // Seeding stands for an import of the orders plus the consumer's entries: the orders are linked.
   seedInitial: ({ pixelId, entries, orders }) =>
-    writeInitialJourneys(pixelId, entries.flatMap((entry) => entry.events.map((event) => ({ entryId: entry.entryId, event }))), orders),
+    writeInitialJourneys(pixelId, deliveriesOf(entries), orders),
 };
+
+const deliveriesOf = (entries: readonly ProjectedEntry[]): JourneyDelivery[] =>
+  entries.flatMap(({ entryId, acceptedAt, events }) => events.map((event) => ({ entryId, acceptedAt, event })));

@@ -12,6 +12,8 @@ import { logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
 import { isConditionFailure } from './condition-failure';
+import { dayOf } from './event-repository';
+import { eventTtl, isExpired } from './retention';
 
 /**
  * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
@@ -25,9 +27,13 @@ import { isConditionFailure } from './condition-failure';
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
- * and a pointer per delivery of a client eventId, `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER`
- * { ids }, naming the items that delivery wrote, so a delivery that later loses to an earlier one
- * (P6's `superseded`) is taken back exactly.
+ * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
+ * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, so a
+ * delivery that later loses to an earlier one (P6's `superseded`, which names the entry and day) is
+ * taken back exactly; one item per entry and day (as its event page), put whole in batched puts,
+ * with the page's `ttl`. Before this layout each delivery had an item of its own,
+ * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
+ * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
  *
  * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
  * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
@@ -58,6 +64,7 @@ import { isConditionFailure } from './condition-failure';
  */
 const JOURNEY_SK = 'JOURNEY';
 const POINTER_SK = 'POINTER';
+const ENTRY_POINTER_SK = 'ENTRY';
 const GENERATION_SK = 'GENERATION';
 /** Order journeys of one UTC day are spread over this many items, so a busy day stays far below DynamoDB's 400 KB. */
 const DAY_SHARDS = 16;
@@ -96,7 +103,17 @@ const ownJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey =>
 /** Where a journey is filed first: its day's shard, or its own item when larger than `INLINE_JOURNEY_BYTES`. */
 const journeyItemKey = (pixelId: string, orderId: string, at: number, rows: string): ItemKey =>
   Buffer.byteLength(rows) > INLINE_JOURNEY_BYTES ? ownJourneyKey(pixelId, orderId, at) : orderJourneyKey(pixelId, orderId, at);
-const deliveryPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
+/**
+ * The delivery pointers of one entry's events of one UTC day (as its event page, event-repository.ts):
+ * `e:<eventId>` → the identifiers that delivery wrote, for each client eventId stored there. The
+ * drain and the rebuild both project a page's deliveries whole, so the item is written whole.
+ */
+const entryPointerKey = (pixelId: string, entryId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${entryId}#${day}`, SK: ENTRY_POINTER_SK });
+const pointerAttribute = (eventId: string) => `e:${eventId}`;
+/** One delivery's pointer item, as written before pointers were kept per entry: still read for a delivery projected then. */
+const legacyPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
+/** Pointer members removed by one UpdateItem: its expression stays far below DynamoDB's 4 KB. */
+const POINTERS_PER_UPDATE = 100;
 
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
 export function eventIdentifiers(event: Pick<StoredEvent, 'user' | 'click' | 'data'>): string[] {
@@ -289,15 +306,32 @@ async function withPages(pixelId: string, items: Array<Record<string, unknown>>)
   });
 }
 
+/** A stored delivery as the journeys projector sees it: the event, its log entry, and when that entry was accepted. */
+export interface JourneyDelivery {
+  entryId: string;
+  /** When the entry was accepted (its pointer item expires with its stored events); the event's `receivedAt` when not given. */
+  acceptedAt?: string;
+  event: StoredEvent;
+}
+
+/** What `applyJourneyEvents` wrote: the identifiers it touched, and the items it created whole (their content is known). */
+export interface AppliedEvents {
+  touched: Set<string>;
+  /** New browser identifiers' items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
+  created: Map<string, Record<string, unknown>>;
+  /** Orders whose `o:` item this step created with their date (`applyOrderDates` need not write it again). */
+  dated: Set<string>;
+}
+
 /**
  * Projector step for stored events (P6's winners of a batch), keyed by the delivery's entry. A
- * client eventId's delivery records its pointer before its entries, so a crash in between leaves
- * what `retractDeliveries` needs.
+ * client eventId's delivery records its pointer (in its entry's pointer item) before its entries,
+ * so a crash in between leaves what `retractDeliveries` needs.
  */
-export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>): Promise<Set<string>> {
+export async function applyJourneyEvents(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<AppliedEvents> {
   const byIdentifier = new Map<string, EntryWrite[]>();
-  const pointers: WriteRequest[] = [];
-  for (const { entryId, event } of deliveries) {
+  const pointers = new Map<string, Record<string, unknown>>();
+  for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     if (writes.length === 0) continue;
     for (const write of writes) {
@@ -305,12 +339,16 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
       if (list) list.push(write);
       else byIdentifier.set(write.identifier, [write]);
     }
-    if (event.eventIdSource === 'client') {
-      pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
-    }
+    if (event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
-  if (byIdentifier.size === 0) return new Set();
-  await batchWrite(pointers, { concurrency: WRITE_CONCURRENCY });
+  const created = new Map<string, Record<string, unknown>>();
+  const dated = new Set<string>();
+  if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
+  // Before the entries they name: a crash in between leaves the pointers a later retraction needs.
+  await batchWrite(
+    [...pointers.values()].map((Item) => ({ PutRequest: { Item } })),
+    { concurrency: WRITE_CONCURRENCY },
+  );
   // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
   // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
   // again; an existing one's entries go straight to its last page.
@@ -323,21 +361,63 @@ export async function applyJourneyEvents(pixelId: string, deliveries: ReadonlyAr
   for (const [identifier, writes] of byIdentifier) {
     const fresh = !pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES;
     // A browser's identifiers (`a:`, `f:`) are written by this step alone (orders carry neither),
-    // and one pixel's entries are projected one at a time: nothing else can create one between
-    // the read above and this write, so new ones go in batched puts, 25 a call. (A rebuild beside
-    // the drain replays stored deliveries, which write the same entries again.)
-    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) browserItems.push({ PutRequest: { Item: newJourneyItem(pixelId, identifier, writes) } });
-    else if (fresh) operations.push({ identifier, writes, create: true });
+    // and one pixel's entries are projected one at a time: nothing else can create or change one
+    // between the read above and this write, so new ones go in batched puts, 25 a call, and the
+    // resolution takes them as written. (A rebuild beside the drain replays stored deliveries,
+    // which write the same entries again.)
+    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) {
+      const item = newJourneyItem(pixelId, identifier, writes);
+      browserItems.push({ PutRequest: { Item: item } });
+      created.set(identifier, item);
+    } else if (fresh) operations.push({ identifier, writes, create: true });
     else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
   }
+  // A purchase's new `o:` item is created with its order's date (and the day item its journey is
+  // about to be filed under), as `applyOrderDates` would write them: one write instead of three.
+  const latest = latestVersions(orders);
   await Promise.all([
     batchWrite(browserItems, { concurrency: 2 }),
     mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
-      if (create && (await createJourneyItem(pixelId, identifier, writes))) return;
+      const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
+      if (create && (await createJourneyItem(pixelId, identifier, writes, order && datedAttributes(pixelId, order)))) {
+        if (order) dated.add(order.order.orderId);
+        return;
+      }
       for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
     }),
   ]);
-  return new Set(byIdentifier.keys());
+  return { touched: new Set(byIdentifier.keys()), created, dated };
+}
+
+/** Each order's latest version among these. */
+function latestVersions(orders: readonly VersionedOrder[]): Map<string, VersionedOrder> {
+  const latest = new Map<string, VersionedOrder>();
+  for (const entry of orders) {
+    const known = latest.get(entry.order.orderId);
+    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
+  }
+  return latest;
+}
+
+/**
+ * An order's date on its `o:` item, and the day item its journey is filed under unless it is
+ * large (`journeyItemKey`), recorded with it: `fileUnder` records a key first anyway, and a key
+ * recorded here that the filing does not use is taken out by the same resolution, as after a move.
+ */
+function datedAttributes(pixelId: string, { order, version }: VersionedOrder): { d: OrderDate; fd: Set<string> } {
+  return { d: { v: version, at: order.orderDate }, fd: new Set([orderJourneyKey(pixelId, order.orderId, Date.parse(order.orderDate)).SK]) };
+}
+
+/**
+ * Adds a client delivery to its (entry, day) pointer item. The item is put whole, in batched puts:
+ * the drain projects an entry's stored deliveries all at once and the rebuild a page (an entry's
+ * day) at once, so either writes every member the item should hold. It expires with its event page.
+ */
+function addPointer(pointers: Map<string, Record<string, unknown>>, pixelId: string, entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
+  const key = entryPointerKey(pixelId, entryId, dayOf(event.timestamp));
+  let pointer = pointers.get(key.PK);
+  if (!pointer) pointers.set(key.PK, (pointer = { ...key, ttl: eventTtl(acceptedAt) }));
+  pointer[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
 }
 
 /** A new identifier's item holding its first entries. */
@@ -351,9 +431,9 @@ function newJourneyItem(pixelId: string, identifier: string, writes: readonly En
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
 
 /** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
-async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Promise<boolean> {
+async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[], extra: Record<string, unknown> = {}): Promise<boolean> {
   try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: newJourneyItem(pixelId, identifier, writes), ConditionExpression: 'attribute_not_exists(PK)' }));
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...newJourneyItem(pixelId, identifier, writes), ...extra }, ConditionExpression: 'attribute_not_exists(PK)' }));
     return true;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -361,18 +441,42 @@ async function createJourneyItem(pixelId: string, identifier: string, writes: re
   }
 }
 
+/** A delivery taken back: the identifiers its pointer named, and where that pointer is kept. */
+export interface TakenBack {
+  entryId: string;
+  eventId: string;
+  day: string;
+  ids: string[];
+  /** True when the pointer is a pre-upgrade item of its own (`legacyPointerKey`), not a member of its entry's item. */
+  legacy: boolean;
+}
+
 /**
  * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
- * their pointer names. Returns the pointers read (their identifiers need their persons resolved
- * again); `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
+ * their pointer names (a member of their entry's pointer item, read one batched call for all).
+ * Returns the pointers read (their identifiers need their persons resolved again);
+ * `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
  */
-export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string }>): Promise<Array<{ key: ItemKey; ids: string[] }>> {
-  const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId }) => {
-    const key = deliveryPointerKey(pixelId, eventId, entryId);
-    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    if (!Item) return undefined;
+export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<TakenBack[]> {
+  if (deliveries.length === 0) return [];
+  const keys = new Map(deliveries.map(({ entryId, day }) => [entryPointerKey(pixelId, entryId, day).PK, entryPointerKey(pixelId, entryId, day)]));
+  const now = new Date();
+  const items = new Map<string, Record<string, unknown>>();
+  for (const item of await batchGet([...keys.values()], { concurrency: READ_CONCURRENCY })) {
+    if (!isExpired(item, now)) items.set(item.PK as string, item);
+  }
+  const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
+    let ids = items.get(entryPointerKey(pixelId, entryId, day).PK)?.[pointerAttribute(eventId)] as string[] | undefined;
+    let legacy = false;
+    if (!ids) {
+      // A delivery projected before pointers were kept per entry has an item of its own.
+      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId), ConsistentRead: true }));
+      if (!Item) return undefined;
+      ids = Item.ids as string[];
+      legacy = true;
+    }
     const delivery = deliveryId(eventId, entryId);
-    for (const identifier of Item.ids as string[]) {
+    for (const identifier of ids) {
       // The entries may be on any of the identifier's pages.
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
       const pages = typeof base?.np === 'number' ? base.np : 0;
@@ -392,13 +496,45 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
         }
       }
     }
-    return { key, ids: Item.ids as string[] };
+    return { entryId, eventId, day, ids, legacy };
   });
   return found.filter((pointer) => pointer !== undefined);
 }
 
-export async function deletePointers(pointers: ReadonlyArray<{ key: ItemKey }>): Promise<void> {
-  await mapWithConcurrency(pointers, WRITE_CONCURRENCY, ({ key }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key })));
+/** Removes the pointers of deliveries taken back: their members of their entries' items (one UpdateItem per entry), or their pre-upgrade items. */
+export async function deletePointers(pixelId: string, pointers: readonly TakenBack[]): Promise<void> {
+  const members = new Map<string, { key: ItemKey; eventIds: string[] }>();
+  for (const { entryId, eventId, day, legacy } of pointers) {
+    if (legacy) continue;
+    const key = entryPointerKey(pixelId, entryId, day);
+    const item = members.get(key.PK);
+    if (item) item.eventIds.push(eventId);
+    else members.set(key.PK, { key, eventIds: [eventId] });
+  }
+  const removals = [...members.values()].flatMap(({ key, eventIds }) =>
+    Array.from({ length: Math.ceil(eventIds.length / POINTERS_PER_UPDATE) }, (_, i) => ({ key, eventIds: eventIds.slice(i * POINTERS_PER_UPDATE, (i + 1) * POINTERS_PER_UPDATE) })),
+  );
+  await Promise.all([
+    mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, eventIds }) =>
+      // Conditional, so a pointer item that expired meanwhile is not made again, empty and without a `ttl`.
+      fenced(() =>
+        documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: `REMOVE ${eventIds.map((_, i) => `#e${i}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#e${i}`, pointerAttribute(eventId)])),
+          }),
+        ),
+      ),
+    ),
+    mapWithConcurrency(
+      pointers.filter(({ legacy }) => legacy),
+      WRITE_CONCURRENCY,
+      ({ entryId, eventId }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId) })),
+    ),
+  ]);
 }
 
 /**
@@ -407,11 +543,7 @@ export async function deletePointers(pointers: ReadonlyArray<{ key: ItemKey }>):
  * grow (merge-order.ts), so a newer version's links cover an older one's.
  */
 export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
-  const latest = new Map<string, VersionedOrder>();
-  for (const entry of orders) {
-    const known = latest.get(entry.order.orderId);
-    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
-  }
+  const latest = latestVersions(orders);
   const writes = [...latest.values()].flatMap(({ order, version }) => {
     const ids = orderIdentifiers(order);
     // An order without a customer links nothing: its own id is where its purchase events meet it.
@@ -457,23 +589,20 @@ interface OrderDate {
  * its `o:` item, so the resolution files its journey under the right day. Returns the identifiers
  * written (a date that moved needs its journey filed again).
  */
-export async function applyOrderDates(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
-  const latest = new Map<string, VersionedOrder>();
-  for (const entry of orders) {
-    const known = latest.get(entry.order.orderId);
-    if (!known || known.version <= entry.version) latest.set(entry.order.orderId, entry);
-  }
-  await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, async ({ order, version }) => {
-    const key = journeyKey(pixelId, `o:${order.orderId}`);
-    const date: OrderDate = { v: version, at: order.orderDate };
+export async function applyOrderDates(pixelId: string, orders: readonly VersionedOrder[], dated: ReadonlySet<string> = new Set()): Promise<Set<string>> {
+  const latest = latestVersions(orders);
+  const undated = [...latest.values()].filter(({ order }) => !dated.has(order.orderId));
+  await mapWithConcurrency(undated, WRITE_CONCURRENCY, async (entry) => {
+    const key = journeyKey(pixelId, `o:${entry.order.orderId}`);
+    const { d, fd } = datedAttributes(pixelId, entry);
     const update = () =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression: 'SET d = :d',
+          UpdateExpression: 'SET d = :d ADD fd :fd',
           ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(d) OR d.v <= :v)',
-          ExpressionAttributeValues: { ':d': date, ':v': version },
+          ExpressionAttributeValues: { ':d': d, ':fd': fd, ':v': d.v },
         }),
       );
     try {
@@ -536,7 +665,7 @@ function journeyRows(window: readonly PersonTouchpoint[]): string {
  * items the projector keeps, order journeys filed (benchmark datasets, the first start's demo).
  * Not for a pixel with journey items already.
  */
-export async function writeInitialJourneys(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; event: StoredEvent }>, orders: readonly VersionedOrder[] = []): Promise<void> {
+export async function writeInitialJourneys(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<void> {
   const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string>; d?: OrderDate }>();
   const itemOf = (identifier: string) => {
     let item = items.get(identifier);
@@ -544,14 +673,12 @@ export async function writeInitialJourneys(pixelId: string, deliveries: Readonly
     return item;
   };
   const people = new IdentityComponents();
-  const pointers: WriteRequest[] = [];
-  for (const { entryId, event } of deliveries) {
+  const pointers = new Map<string, Record<string, unknown>>();
+  for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
     if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
-    if (writes.length > 0 && event.eventIdSource === 'client') {
-      pointers.push({ PutRequest: { Item: { ...deliveryPointerKey(pixelId, event.eventId, entryId), ids: [...new Set(writes.map((write) => write.identifier))].sort() } } });
-    }
+    if (writes.length > 0 && event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
@@ -587,7 +714,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: Readonly
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
-  await batchWrite([...puts, ...pointers], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...[...pointers.values()].map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
 }
 
 /**
@@ -624,6 +751,11 @@ export interface PersonChanges {
   entryIds: ReadonlySet<string>;
   /** Orders whose date the batch set or forgot, or whose customer links it wrote: each is filed again. */
   orderIds: ReadonlySet<string>;
+  /**
+   * Journey items whose current content the caller knows (`applyJourneyEvents`' `created`): taken
+   * as they are instead of read again, so a batch of new browsers reads only the items it did not write.
+   */
+  known?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 /** Touchpoints of one person, oldest first, parsed once. */
@@ -672,7 +804,12 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       fetched.add(identifier);
       people.link([identifier]);
     }
-    const items = await withPages(pixelId, await batchGet(pending.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY }));
+    const known = pending.flatMap((identifier): Array<Record<string, unknown>> => {
+      const item = changes.known?.get(identifier);
+      return item ? [item] : [];
+    });
+    const unknown = pending.filter((identifier) => !changes.known?.has(identifier));
+    const items = [...known, ...(unknown.length === 0 ? [] : await withPages(pixelId, await batchGet(unknown.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY })))];
     const next = new Set<string>();
     for (const item of items) {
       const identifier = identifierOf(pixelId, item);

@@ -1,0 +1,106 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { journeyProjector } from '../../shared/attribution/journey-projector';
+import type { ProjectedEntry } from '../../shared/pipeline/projector';
+import { documentClient, tableName } from '../../shared/store/dynamo-client';
+import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { wholeTable } from '../support/event-store';
+import { useFreshTable } from '../support/fresh-table';
+
+/**
+ * The journeys projector's delivery pointers: one item per log entry and UTC day, naming the
+ * identifiers each client delivery wrote, so a delivery that later loses to an earlier one of its
+ * eventId is taken back exactly, and nothing is kept per eventId.
+ */
+const DAY_ONE = '2026-03-10';
+const at = (hour: number) => `${DAY_ONE}T${String(hour).padStart(2, '0')}:00:00.000Z`;
+
+function adVisit(eventId: string, hour: number, anonymousId: string, email?: string): StoredEvent {
+  const url = `https://shop.example/?utm_source=facebook&utm_medium=paid&utm_campaign=c&campaign_id=c1&ad_id=${eventId}`;
+  return {
+    eventId,
+    eventIdSource: 'client',
+    name: 'page_view',
+    standard: true,
+    timestamp: at(hour),
+    receivedAt: at(hour),
+    user: { anonymousId, ...(email ? { emailHashes: [email] } : {}) },
+    click: { fbp: `fb.1.1.${anonymousId}` },
+    page: { url },
+    utm: { utm_source: 'facebook', utm_medium: 'paid', utm_campaign: 'c' },
+  };
+}
+
+const entry = (entryId: string, events: StoredEvent[], superseded: ProjectedEntry['superseded'] = []): ProjectedEntry => ({ entryId, acceptedAt: at(23), events, superseded });
+const project = (pixelId: string, ...entries: ProjectedEntry[]) => journeyProjector.project({ pixelId, entries, orders: [] });
+
+/** The pixel's journey items (identifiers, pages, order journeys) as a read sees them, and its pointer items. */
+async function journeyState(pixelId: string) {
+  const items = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`));
+  const journeys = items
+    .filter((item) => String(item.PK).includes('#AJ#') && item.SK !== 'GENERATION')
+    .map(({ sz: _sz, ...item }) => item)
+    .filter((item) => item.SK !== 'JOURNEY' || Object.keys(item.l as object).length > 0 || Object.keys(item.t as object).length > 0)
+    .map((item) => JSON.parse(JSON.stringify(item).replaceAll(pixelId, 'PIXEL')) as Record<string, unknown>)
+    .sort((a, b) => (`${a.PK}|${a.SK}` < `${b.PK}|${b.SK}` ? -1 : 1));
+  const pointers = items.filter((item) => String(item.PK).includes('#AJD#'));
+  return { journeys, pointers };
+}
+
+const EMAIL = 'e'.repeat(64);
+
+beforeAll(async () => {
+  await useFreshTable();
+});
+
+describe('journey delivery pointers', () => {
+  it('keeps one pointer item per entry and day, naming each client delivery, however many events the entry has', async () => {
+    const events = Array.from({ length: 30 }, (_, i) => adVisit(`many-${i}`, 10, `browser-${i % 3}`, i % 2 === 0 ? EMAIL : undefined));
+    await project('px_ptr_count', entry('01KCOUNT000001', events));
+    const { pointers } = await journeyState('px_ptr_count');
+    expect(pointers.map((item) => [item.PK, item.SK])).toEqual([['PIXEL#px_ptr_count#AJD#01KCOUNT000001#2026-03-10', 'ENTRY']]);
+    const pointer = pointers[0]!;
+    expect(Object.keys(pointer).filter((name) => name.startsWith('e:'))).toHaveLength(30);
+    expect(pointer['e:many-0']).toEqual(['a:browser-0', `e:${EMAIL}`, 'f:fb.1.1.browser-0'].sort());
+    expect(pointer['e:many-1']).toEqual(['a:browser-1', 'f:fb.1.1.browser-1']);
+    expect(typeof pointer.ttl).toBe('number');
+  });
+
+  it('takes back a delivery that lost to an earlier one through its entry pointer: the state is that of the winner alone', async () => {
+    // The later entry is projected first; then the earlier delivery of `dup` wins over it.
+    const later = entry('01KLATER000001', [adVisit('dup', 12, 'late-browser', EMAIL), adVisit('kept', 12, 'late-browser', EMAIL)]);
+    await project('px_ptr_retract', later);
+    const winner = entry('01KEARLY000001', [adVisit('dup', 9, 'early-browser')], [{ entryId: '01KLATER000001', eventId: 'dup', day: DAY_ONE }]);
+    await project('px_ptr_retract', { ...later, events: later.events.filter((event) => event.eventId !== 'dup') }, winner);
+
+    // A clean run only ever saw the winning deliveries.
+    await project('px_ptr_clean', entry('01KEARLY000001', [adVisit('dup', 9, 'early-browser')]));
+    await project('px_ptr_clean', entry('01KLATER000001', [adVisit('kept', 12, 'late-browser', EMAIL)]));
+
+    const retracted = await journeyState('px_ptr_retract');
+    const clean = await journeyState('px_ptr_clean');
+    expect(retracted.journeys).toEqual(clean.journeys);
+    const laterPointer = retracted.pointers.find((item) => String(item.PK).includes('#AJD#01KLATER000001#'))!;
+    expect(Object.keys(laterPointer).filter((name) => name.startsWith('e:'))).toEqual(['e:kept']);
+
+    // A retried batch takes back the same delivery again: nothing changes.
+    await project('px_ptr_retract', winner);
+    expect((await journeyState('px_ptr_retract')).journeys).toEqual(clean.journeys);
+  });
+
+  it('takes back a delivery projected before pointers were kept per entry, through its own pointer item, and removes that item', async () => {
+    const later = entry('01KLEGACY00002', [adVisit('old', 12, 'legacy-browser', EMAIL)]);
+    await project('px_ptr_legacy', later);
+    // The layout before the upgrade: one item per client delivery, and no entry pointer.
+    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#px_ptr_legacy#AJD#01KLEGACY00002#${DAY_ONE}`, SK: 'ENTRY' } }));
+    const legacyKey = { PK: 'PIXEL#px_ptr_legacy#AJD#old#01KLEGACY00002', SK: 'POINTER' };
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey, ids: ['a:legacy-browser', `e:${EMAIL}`, 'f:fb.1.1.legacy-browser'].sort() } }));
+
+    await project('px_ptr_legacy', entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')], [{ entryId: '01KLEGACY00002', eventId: 'old', day: DAY_ONE }]));
+    await project('px_ptr_legacy_clean', entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')]));
+
+    const state = await journeyState('px_ptr_legacy');
+    expect(state.journeys).toEqual((await journeyState('px_ptr_legacy_clean')).journeys);
+    expect(state.pointers.some((item) => item.PK === legacyKey.PK)).toBe(false);
+  });
+});
