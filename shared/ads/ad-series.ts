@@ -128,6 +128,24 @@ export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalen
   return { range, days, firstDayNumber: local.length > 0 ? dayNumberOf((local[0] as LocalDay).date) : 0, aligned };
 }
 
+const calendars = new Map<string, RangeCalendar>();
+const MAX_CALENDARS = 64;
+
+/**
+ * `rangeCalendar`, remembered for the last few (range, zone) pairs: zone arithmetic is costly, a
+ * query needs each range's calendar twice (to read ad cells and to sum them), dashboards ask the
+ * same ranges again, and a listing page formatted its 90 days' bounds on every request.
+ */
+export function calendarOf(range: InstantRange, timeZone: string): RangeCalendar {
+  const key = `${range.start}/${range.end}/${timeZone}`;
+  let calendar = calendars.get(key);
+  if (!calendar) {
+    if (calendars.size >= MAX_CALENDARS) calendars.delete(calendars.keys().next().value as string);
+    calendars.set(key, (calendar = rangeCalendar(range, timeZone)));
+  }
+  return calendar;
+}
+
 /**
  * The cells of one ad over a calendar (daily-rollup-codec.ts), with `localDay` the index of the
  * calendar day. From hours: summed here, in hour order, as the rollups are.

@@ -9,10 +9,10 @@ import { loadFxTable } from '../store/fx-repository';
 import type { InstantRange } from '../time/date-range';
 import { AD_ATTRIBUTE_FIELDS, basicDetails } from './ad-details';
 import {
+  calendarOf,
   cellsFromHours,
   cellsFromRollup,
   needsConversion,
-  rangeCalendar,
   RateCache,
   seriesFromCells,
   totalsFromCells,
@@ -262,7 +262,7 @@ async function applyFilter(context: MetricsContext, ads: readonly Ad[], filter: 
   // metrics are loaded; the full filter is still evaluated on what remains.
   const attributeOnly = 'and' in filter ? filter.and.filter((child) => !filterUsesMetrics(child)) : [];
   const candidates = attributeOnly.length > 0 ? ads.filter((ad) => evaluateFilter({ and: attributeOnly }, (field) => attribute(ad, field))) : [...ads];
-  const calendar = rangeCalendar(request.primaryRange as InstantRange, request.timezone);
+  const calendar = calendarOf(request.primaryRange as InstantRange, request.timezone);
   const cells = await loadCells(context, candidates, calendar);
   const measureIds = metricFieldsOf(filter) as AdMeasureId[];
   return candidates.filter((ad) => {
@@ -291,8 +291,8 @@ interface PageSeries {
 async function buildSeries(context: MetricsContext, page: readonly Ad[], request: QueryAdsRequest): Promise<PageSeries | undefined> {
   const { measures, primaryRange, compareRange } = request;
   if (measures.length === 0 || !primaryRange) return undefined;
-  const primaryCalendar = rangeCalendar(primaryRange, request.timezone);
-  const compareCalendar = compareRange ? rangeCalendar(compareRange, request.timezone) : undefined;
+  const primaryCalendar = calendarOf(primaryRange, request.timezone);
+  const compareCalendar = compareRange ? calendarOf(compareRange, request.timezone) : undefined;
   // A comparison next to the primary range shares months with it (the preceding period ends in
   // the month the primary one starts in), so both are read at once when their rollups span no
   // month that neither needs; a comparison a year earlier is read on its own, never the months between.
