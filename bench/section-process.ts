@@ -37,7 +37,12 @@ const sections = {
     const ads = Number(process.env.BENCH_AD_LISTING_ADS ?? adListingDataset.ads);
     if (!Number.isInteger(ads) || ads < 1) throw new Error('BENCH_AD_LISTING_ADS must be a positive integer');
     const history = { ...adListingDataset.history, ads: Math.min(adListingDataset.history.ads, ads) };
-    return measureAdListing({ dataset: { ...adListingDataset, ads, history }, cases: adListingCases, projectRoot, storeMode, log });
+    // BENCH_AD_LISTING_CASES=id,id: only those cases, for quicker runs while working on one of them.
+    const only = process.env.BENCH_AD_LISTING_CASES?.split(',').map((id) => id.trim()).filter((id) => id !== '');
+    const unknown = only?.filter((id) => !adListingCases.some((listingCase) => listingCase.id === id)) ?? [];
+    if (unknown.length > 0) throw new Error(`BENCH_AD_LISTING_CASES names unknown cases: ${unknown.join(', ')}`);
+    const cases = only ? adListingCases.filter((listingCase) => only.includes(listingCase.id)) : adListingCases;
+    return measureAdListing({ dataset: { ...adListingDataset, ads, history }, cases, projectRoot, storeMode, log });
   },
   query: (projectRoot: string, log: (line: string) => void): Promise<QueryBenchResult> => {
     // BENCH_QUERY_SCALE shrinks orders and events together for quick runs; results.json records it.

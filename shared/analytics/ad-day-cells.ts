@@ -1,4 +1,4 @@
-import { addCell, cellsFromHours, rangeCalendar, RateCache, type MetricParts, type RangeCalendar } from '../ads/ad-series';
+import { addCell, calendarOf, cellsFromHours, RateCache, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
 import { loadAdCells } from '../ads/query-ads-service';
 import type { Ad } from '../schemas/ad-import';
@@ -8,6 +8,9 @@ import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import { bucketIndex, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 
+/** Re-exported for the query engine, which sums ad cells over the same calendars. */
+export { calendarOf } from '../ads/ad-series';
+
 /**
  * Ad metrics summed over buckets of whole local days, shared by POST /db-mgmt/api/query (channel
  * and blended measures) and POST /db-mgmt/api/query-attribution (the spend join): each ad's cells
@@ -15,24 +18,6 @@ import type { InstantRange } from '../time/date-range';
  * rollups where the store has them, else summed from the hours in hour order as the rollups are,
  * so both give the same figures.
  */
-
-const calendars = new Map<string, RangeCalendar>();
-const MAX_CALENDARS = 64;
-
-/**
- * `rangeCalendar`, remembered for the last few (range, zone) pairs: zone arithmetic is costly, a
- * query needs each range's calendar twice (to read ad cells and to sum them) and dashboards ask
- * the same ranges again.
- */
-export function calendarOf(range: InstantRange, timeZone: string): RangeCalendar {
-  const key = `${range.start}/${range.end}/${timeZone}`;
-  let calendar = calendars.get(key);
-  if (!calendar) {
-    if (calendars.size >= MAX_CALENDARS) calendars.delete(calendars.keys().next().value as string);
-    calendars.set(key, (calendar = rangeCalendar(range, timeZone)));
-  }
-  return calendar;
-}
 
 /** Granularities whose buckets are whole local days (clipped to the range): ad metrics sum by day cells. */
 export const DAY_GRANULARITIES: ReadonlySet<Granularity> = new Set(['day', 'week', 'month', 'quarter', 'year', 'none']);

@@ -350,26 +350,30 @@ export async function loadRollupsForAds(
     months.push(month);
   }
   const adByPk = new Map(ads.map((ad) => [metricsPk(pixelId, ad), adKeyString(ad)]));
+  const monthBySk = new Map(months.map((month, index) => [ROLLUP_SK_PREFIX + month, index]));
   const keys = ads.flatMap((ad) => months.map((month) => ({ PK: metricsPk(pixelId, ad), SK: ROLLUP_SK_PREFIX + month })));
-  const items = await batchGet(keys, { concurrency, attributes: zone.kind === 'utc' ? ['u'] : ['tz', 'z'] });
-  items.sort((a, b) => ((a.SK as string) < (b.SK as string) ? -1 : (a.SK as string) > (b.SK as string) ? 1 : 0));
-  const parts = new Map<string, Float64Array[]>();
-  for (const item of items) {
-    const key = adByPk.get(item.PK as string) as string;
-    if (zone.kind === 'zone' && item.tz !== zone.timeZone) {
-      stale.add(key);
-      continue;
+  // Each ad's decoded months by month index: BatchGetItem returns items in no particular order.
+  const parts = new Map<string, Array<Float64Array | undefined>>();
+  // Decoded as each call's items arrive, so their text dies young (batch-get.ts).
+  const onItems = (items: Array<Record<string, unknown>>) => {
+    for (const item of items) {
+      const key = adByPk.get(item.PK as string) as string;
+      if (zone.kind === 'zone' && item.tz !== zone.timeZone) {
+        stale.add(key);
+        continue;
+      }
+      const month = monthBySk.get(item.SK as string) as number;
+      const decoded = decodeCells(months[month] as string, (zone.kind === 'utc' ? item.u : item.z) as string);
+      let list = parts.get(key);
+      if (!list) parts.set(key, (list = new Array(months.length)));
+      list[month] = decoded;
     }
-    const month = (item.SK as string).slice(ROLLUP_SK_PREFIX.length);
-    const decoded = decodeCells(month, (zone.kind === 'utc' ? item.u : item.z) as string);
-    const list = parts.get(key);
-    if (list) list.push(decoded);
-    else parts.set(key, [decoded]);
-  }
+  };
+  await batchGet(keys, { concurrency, attributes: zone.kind === 'utc' ? ['u'] : ['tz', 'z'], onItems });
   for (const ad of ads) {
     const key = adKeyString(ad);
     if (stale.has(key)) continue;
-    const list = parts.get(key) ?? [];
+    const list = (parts.get(key) ?? []).filter((part) => part !== undefined);
     if (list.length === 1) {
       cells.set(key, list[0] as Float64Array);
       continue;

@@ -11,7 +11,8 @@ const MAX_ATTEMPTS = 8;
 /**
  * Reads any number of items by key, 100 a call, strongly consistent (a read-modify-write must see
  * the latest write). Keys DynamoDB hands back as UnprocessedKeys are read again: at once after a
- * call that returned items, with exponential backoff after one that returned none. Returns the items found; a missing key is simply absent, and order is not kept.
+ * call that returned items, with exponential backoff after one that returned none. Returns the
+ * items found (unless `onItems` takes them); a missing key is simply absent, and order is not kept.
  */
 export async function batchGet(
   keys: readonly ItemKey[],
@@ -19,7 +20,12 @@ export async function batchGet(
     concurrency?: number;
     /** Top-level attributes to read (the key is always read). */
     attributes?: readonly string[];
-    /** Called with each call's items as they arrive, so a reader can decode them while later calls are in flight. */
+    /**
+     * Called with each call's items as they arrive, so a reader can decode them while later calls
+     * are in flight. The items are then not collected (batchGet returns none): kept until the last
+     * call, a large read's items outlived several young-generation collections and were copied
+     * into the old generation; handed over, they die young once decoded.
+     */
     onItems?: (items: Array<Record<string, unknown>>) => void;
   } = {},
 ): Promise<Array<Record<string, unknown>>> {
@@ -49,8 +55,8 @@ async function readOneBatch(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
     );
     const items = Responses?.[tableName()] ?? [];
-    if (items.length > 0) onItems?.(items);
-    found.push(...items);
+    if (items.length > 0 && onItems) onItems(items);
+    else found.push(...items);
     pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
     stalled = items.length > 0 ? 0 : stalled + 1;
   }

@@ -6,6 +6,7 @@ import { updateAccount } from '../../shared/account/account-service';
 import { rebuildRollups, upsertAds } from '../../shared/store/ad-repository';
 import { upsertFxRates } from '../../shared/store/fx-repository';
 import { apiEvent, invoke } from '../support/api-event';
+import { lambdaContext } from '../../lib/local/local-api';
 import { useFreshTable } from '../support/fresh-table';
 
 const PATH = '/db-mgmt/api/query-ads';
@@ -125,6 +126,19 @@ describe.each(['UTC', 'America/New_York'])('query-ads daily series (exact number
     ]);
     // An ad that did not run has an empty series.
     expect(rows['Charlie Video'].data).toEqual({ primary: [] });
+  });
+
+  it('writes its body exactly as JSON.stringify writes what it parses to (member order, numbers, null)', async () => {
+    const event = apiEvent({
+      method: 'POST',
+      path: PATH,
+      headers,
+      body: { pixelId: PIXEL, measures: ['channel.spend', 'channel.ctr', 'channel.cpc', 'channel.roas', 'google.ctr'], dateRange: MARCH_1_2, compareDateRange: { start: '2026-02-27', end: '2026-02-28' }, timezone: 'America/New_York' },
+    });
+    const result = (await queryAds(event, lambdaContext('test', event.requestContext.requestId))) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toContain('null');
+    expect(result.body).toBe(JSON.stringify(JSON.parse(result.body)));
   });
 
   it('buckets by local day in the requested zone', async () => {
