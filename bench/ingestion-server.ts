@@ -22,7 +22,11 @@ for (const route of routeTable) {
 }
 const { startDrain } = await import('../shared/pipeline/drain');
 // BENCH_READ_MODELS=0 projects the core stores only (events, dedup index, orders), to tell their cost from the read models'.
-const drain = process.env.BENCH_DRAIN === '0' ? undefined : startDrain(process.env.BENCH_READ_MODELS === '0' ? { projectors: [] } : {});
+// BENCH_PROJECTORS=<name,...> keeps only those read models on, to measure one alone.
+const { readModelProjectors } = await import('../shared/pipeline/read-models');
+const only = process.env.BENCH_PROJECTORS?.split(',');
+const projectors = process.env.BENCH_READ_MODELS === '0' ? [] : only ? readModelProjectors.filter((projector) => only.includes(projector.name)) : readModelProjectors;
+const drain = process.env.BENCH_DRAIN === '0' ? undefined : startDrain({ projectors });
 const api = await startLocalApi({ host: config.host, port: config.port, routes: routeTable, handlers });
 process.stdout.write(`listening on ${api.url}\n`);
 process.stdin.on('end', () => {

@@ -1,5 +1,5 @@
 import type { Projector } from '../pipeline/projector';
-import { applyEvents, applyOrders, retractEvents, writeInitialReadModels } from '../store/query-read-models';
+import { applyEventCounts, applyEvents, applyOrders, retractEvents, writeInitialReadModels } from '../store/query-read-models';
 
 /**
  * Keeps the analytics query's read models (order facts by order day, refund day and customer
@@ -14,7 +14,8 @@ export const queryReadModelProjector: Projector = {
     await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
     const events = entries.flatMap((entry) => entry.events);
     if (events.length > 0) await applyEvents(pixelId, events);
+    await applyEventCounts(pixelId, entries);
     if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
   },
-  seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events)),
+  seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events), entries),
 };

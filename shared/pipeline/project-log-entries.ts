@@ -124,6 +124,7 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     entryId: entry.entryId,
     acceptedAt: entry.acceptedAt,
     events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
+    lost: deliveries.filter((delivery) => delivery.entry === entry && losers.has(delivery)).map((delivery) => delivery.event),
     superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId, day: dayOfPage(page) })),
   }));
   await runProjectors({ pixelId, entries: projected, orders, deletedOrders }, options.projectors ?? readModelProjectors);

@@ -16,6 +16,8 @@ import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
 import { isConditionFailure } from './condition-failure';
+import { readEventPage } from './event-repository';
+import { eventTtl } from './retention';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -105,7 +107,9 @@ const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXE
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const EVENT_FACTS_MARK = '#QF#';
 const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${shard}`, SK: FACTS_SK });
-const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEH#${day}`, SK: 'ROLLUP' });
+const EVENT_ROLLUP_MARK = '#QED#';
+const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_ROLLUP_MARK}${day}`, SK: 'ROLLUP' });
+const eventLedgerKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEL#${day}`, SK: entryId });
 
 export type { VersionedOrder };
 
@@ -507,7 +511,7 @@ function eventEntry(event: StoredEvent): { day: string; entry: EventEntry } {
   };
 }
 
-/** Projector for the event store: adds stored events to the per-day event facts (idempotent). */
+/** Projector for the event store: adds stored events to the per-day event facts (idempotent). Their counts are `applyEventCounts`'. */
 export async function applyEvents(pixelId: string, events: readonly StoredEvent[]): Promise<void> {
   const byItem = new Map<string, { key: ItemKey; entries: Array<[string, EventEntry]> }>();
   for (const event of events) {
@@ -522,38 +526,215 @@ export async function applyEvents(pixelId: string, events: readonly StoredEvent[
     for (let i = 0; i < entries.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, entries: entries.slice(i, i + ENTRIES_PER_UPDATE) });
     return chunks;
   });
-  const days = new Set(events.map((event) => event.timestamp.slice(0, 10)));
   await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ key, entries }) =>
     setMapEntries(key, ['e'], entries.map(([eventId, entry]) => ({ map: 'e', key: eventId, value: JSON.stringify(entry) }))),
   );
-  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day));
+}
+
+/** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
+type Counts = Map<string, number>;
+
+const countKey = (event: StoredEvent) =>
+  JSON.stringify([Math.floor((Date.parse(event.timestamp) % DAY_MS) / 3_600_000), event.name, event.utm?.utm_source ?? null, event.utm?.utm_medium ?? null, event.utm?.utm_campaign ?? null]);
+
+function addCounts(counts: Counts, events: Iterable<StoredEvent>, sign: 1 | -1): void {
+  for (const event of events) {
+    const key = countKey(event);
+    const count = (counts.get(key) ?? 0) + sign;
+    if (count === 0) counts.delete(key);
+    else counts.set(key, count);
+  }
+}
+
+/** The counts a day's `c` holds (rows `[hour, name, source, medium, campaign, count]`). */
+function parseCounts(text: string | undefined): Counts {
+  const counts: Counts = new Map();
+  if (!text) return counts;
+  for (const row of JSON.parse(text) as unknown[][]) counts.set(JSON.stringify(row.slice(0, 5)), row[5] as number);
+  return counts;
 }
 
 /**
  * A day's rollup attributes: `c`, JSON rows `[hour, name, utm_source, utm_medium, utm_campaign, count]`
  * by UTC hour, name and UTM values; `k`, JSON rows `[hour, name, count]` by UTC hour and name only,
- * which is all a query without an events dimension or filter reads (a fraction of the rows).
- * One JSON array each, so a read is one parse per day.
+ * which is all a query without an events dimension or filter reads (a fraction of the rows); `n`,
+ * the events counted. One JSON array each, so a read is one parse per day; rows in a fixed order,
+ * so the same counts always give the same item, whatever order they were reached in.
  */
-function rollupOf(entries: Iterable<EventEntry>): { c: string; k: string } {
-  const counts = new Map<string, number>();
-  const coarse = new Map<string, number>();
-  for (const [offset, name, source, medium, campaign] of entries) {
-    const hour = Math.floor(offset / 3_600_000);
-    const key = JSON.stringify([hour, name, source, medium, campaign]);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+function rollupAttributes(counts: Counts): { c: string; k: string; n: number } {
+  const coarse: Counts = new Map();
+  let n = 0;
+  for (const [key, count] of counts) {
+    const [hour, name] = JSON.parse(key) as [number, string];
     const coarseKey = JSON.stringify([hour, name]);
-    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + 1);
+    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + count);
+    n += count;
   }
-  // Rows in a fixed order, so the same facts always give the same item, whatever order they came in.
-  const rows = (map: Map<string, number>) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
-  return { c: rows(counts), k: rows(coarse) };
+  const rows = (map: Counts) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
+  return { c: rows(counts), k: rows(coarse), n };
+}
+
+/**
+ * What a day's rollup counted of one event page (one log entry's deliveries on that day): every
+ * delivery but those in `x` (the entry's deliveries it left out, sorted eventIds). Kept in a ledger
+ * item per page; `t` is the page's expiry, which the ledger shares.
+ */
+interface Ledger {
+  x: string[];
+  t: number;
+}
+
+const ledgerItem = (pixelId: string, day: string, entryId: string, ledger: Ledger) => ({
+  ...eventLedgerKey(pixelId, day, entryId),
+  ...(ledger.x.length > 0 ? { x: JSON.stringify(ledger.x) } : {}),
+  ttl: ledger.t,
+});
+
+const rollupDigest = (c: string, pending: string | undefined) => createHash('sha256').update(`${c}\n${pending ?? ''}`).digest('base64url').slice(0, 22);
+
+/** An entry as `applyEventCounts` reads it: the pipeline's `ProjectedEntry`. */
+export interface CountedEntry {
+  entryId: string;
+  acceptedAt: string;
+  events: readonly StoredEvent[];
+  lost?: readonly StoredEvent[];
+  superseded: ReadonlyArray<{ entryId: string; eventId: string; day: string }>;
+}
+
+const ROLLUP_ATTEMPTS = 6;
+
+/**
+ * Brings the day rollups (`QED`) up to the given entries, without reading the day's facts: each
+ * event page (an entry's deliveries on one UTC day) is counted once, and what was counted of it
+ * is recorded in its ledger item (`QEL`), so the rollup changes by the difference between what a
+ * page holds now and what was counted of it, never by a blind increment:
+ * - an entry's page not counted yet adds its stored deliveries (`events`) and records the others
+ *   (`lost`) as left out; counted already, it changes only if a delivery it counted has lost since;
+ * - a superseded delivery of another entry (`superseded`) is taken off its day, once, when its
+ *   page counted it (the ledger says whether), reading that page for what to take off.
+ * Without transactions the rollup item and the ledgers cannot change together, so a rollup write
+ * carries the ledgers it changes in the item itself (`p`, pending), conditional on the rollup
+ * read (`h`, a digest of its content); the ledger items are written after it, then `p` is dropped.
+ * A crash in between leaves `p`, which the next update of the day (the retry) reads first and
+ * finishes. A day whose count falls to zero has no rollup item, as if it never had events.
+ */
+export async function applyEventCounts(pixelId: string, entries: readonly CountedEntry[]): Promise<void> {
+  const days = new Map<string, { pages: Map<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>; reports: Map<string, Set<string>> }>();
+  const dayOf = (day: string) => {
+    let found = days.get(day);
+    if (!found) days.set(day, (found = { pages: new Map(), reports: new Map() }));
+    return found;
+  };
+  const pageOf = (day: string, entry: CountedEntry) => {
+    const { pages } = dayOf(day);
+    let page = pages.get(entry.entryId);
+    if (!page) pages.set(entry.entryId, (page = { acceptedAt: entry.acceptedAt, events: [], lost: [] }));
+    return page;
+  };
+  for (const entry of entries) {
+    for (const event of entry.events) pageOf(event.timestamp.slice(0, 10), entry).events.push(event);
+    for (const event of entry.lost ?? []) pageOf(event.timestamp.slice(0, 10), entry).lost.push(event);
+  }
+  for (const entry of entries) {
+    for (const { entryId, eventId, day } of entry.superseded) {
+      const { pages, reports } = dayOf(day);
+      if (pages.has(entryId)) continue;
+      const ids = reports.get(entryId) ?? new Set<string>();
+      ids.add(eventId);
+      reports.set(entryId, ids);
+    }
+  }
+  await mapWithConcurrency([...days], WRITE_CONCURRENCY, ([day, { pages, reports }]) => updateDayCounts(pixelId, day, pages, reports));
+}
+
+async function updateDayCounts(
+  pixelId: string,
+  day: string,
+  pages: ReadonlyMap<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>,
+  reports: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<void> {
+  const key = eventRollupKey(pixelId, day);
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const counts = parseCounts(Item?.c as string | undefined);
+    const pending = new Map<string, Ledger>(((Item?.p ? JSON.parse(Item.p as string) : []) as Array<[string, Ledger]>));
+    const ledgers = new Map(pending);
+    const unknown = [...pages.keys(), ...reports.keys()].filter((entryId) => !pending.has(entryId));
+    if (unknown.length > 0) {
+      for (const item of await batchGet(unknown.map((entryId) => eventLedgerKey(pixelId, day, entryId)), { concurrency: READ_CONCURRENCY })) {
+        ledgers.set(item.SK as string, { x: item.x ? (JSON.parse(item.x as string) as string[]) : [], t: item.ttl as number });
+      }
+    }
+    const changed = new Map<string, Ledger>();
+    for (const [entryId, page] of pages) {
+      const lost = page.lost.map((event) => event.eventId).sort();
+      const ledger = ledgers.get(entryId);
+      if (!ledger) {
+        addCounts(counts, page.events, 1);
+        changed.set(entryId, { x: lost, t: eventTtl(page.acceptedAt) });
+      } else if (ledger.x.join('\n') !== lost.join('\n')) {
+        // Counted before with other deliveries left out: a delivery it counted has lost since.
+        const left = new Set(ledger.x);
+        addCounts(counts, [...page.events, ...page.lost].filter((event) => !left.has(event.eventId)), -1);
+        addCounts(counts, page.events, 1);
+        changed.set(entryId, { x: lost, t: ledger.t });
+      }
+    }
+    for (const [entryId, eventIds] of reports) {
+      const ledger = ledgers.get(entryId);
+      // A page not counted yet is counted without them (they lost before it is); one that left them out is done.
+      if (!ledger) continue;
+      const fresh = [...eventIds].filter((eventId) => !ledger.x.includes(eventId));
+      if (fresh.length === 0) continue;
+      const page = await readEventPage(pixelId, day, entryId);
+      const taken = new Set(fresh);
+      addCounts(counts, (page?.events ?? []).filter((event) => taken.has(event.eventId)), -1);
+      changed.set(entryId, { x: [...new Set([...ledger.x, ...fresh])].sort(), t: ledger.t });
+    }
+    let digest = Item?.h as string | undefined;
+    const toWrite = new Map([...pending, ...changed]);
+    if (changed.size > 0) {
+      const rollup = rollupAttributes(counts);
+      const pendingText = JSON.stringify([...toWrite].sort(([a], [b]) => (a < b ? -1 : 1)));
+      const next = rollupDigest(rollup.c, pendingText);
+      try {
+        await documentClient.send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...key, ...rollup, p: pendingText, h: next },
+            ...(Item ? { ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': Item.h } } : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          }),
+        );
+      } catch (error) {
+        // Another writer changed the day since it was read (an import or a rebuild beside the drain): read it again.
+        if (!isConditionFailure(error) || attempt === ROLLUP_ATTEMPTS) throw error;
+        continue;
+      }
+      digest = next;
+    }
+    if (toWrite.size === 0) return;
+    await batchWrite([...toWrite].map(([entryId, ledger]) => ({ PutRequest: { Item: ledgerItem(pixelId, day, entryId, ledger) } })), { concurrency: WRITE_CONCURRENCY });
+    const c = changed.size > 0 ? rollupAttributes(counts).c : (Item!.c as string);
+    try {
+      if (counts.size === 0) {
+        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest } }));
+      } else {
+        await documentClient.send(
+          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE p SET h = :next', ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest, ':next': rollupDigest(c, undefined) } }),
+        );
+      }
+    } catch (error) {
+      // A writer since carried the pending ledgers on and finishes them itself.
+      if (!isConditionFailure(error)) throw error;
+    }
+    return;
+  }
 }
 
 /**
  * Takes back the facts of event deliveries that lost to an earlier delivery of their eventId
- * (possibly on another day), then recomputes those days' rollups. The winner's facts are written
- * after this by `applyEvents`, so a winner on the same day is put back.
+ * (possibly on another day). The winner's facts are written after this by `applyEvents`, so a
+ * winner on the same day is put back; counts are `applyEventCounts`'.
  */
 export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ eventId: string; day: string }>): Promise<void> {
   if (retracted.length === 0) return;
@@ -572,30 +753,6 @@ export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ 
       if (!isConditionFailure(error)) throw error;
     }
   });
-  // A pixel's entries are projected one batch at a time, so a rollup of fewer facts may replace one of more here.
-  const days = new Set(retracted.map(({ day }) => day));
-  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day, { shrinks: true }));
-}
-
-async function recomputeEventRollup(pixelId: string, day: string, options: { shrinks?: boolean } = {}): Promise<void> {
-  const items = await batchGet(Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
-  const entries = items.flatMap((item) => Object.values((item.e ?? {}) as Record<string, string>).map((text) => JSON.parse(text) as EventEntry));
-  if (options.shrinks && entries.length === 0) {
-    // Every fact of the day was taken back: the day has no rollup, as if it had never had events.
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: eventRollupKey(pixelId, day) }));
-    return;
-  }
-  try {
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) },
-        ...(options.shrinks ? {} : { ConditionExpression: 'attribute_not_exists(PK) OR n <= :n', ExpressionAttributeValues: { ':n': entries.length } }),
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
 }
 
 /**
@@ -603,7 +760,13 @@ async function recomputeEventRollup(pixelId: string, day: string, options: { shr
  * batched puts of the same items the projectors keep (demo data and benchmark datasets). Not for
  * a pixel with read-model items already: it replaces items rather than merging entries.
  */
-export async function writeInitialReadModels(pixelId: string, orders: readonly VersionedOrder[], events: readonly StoredEvent[]): Promise<void> {
+export async function writeInitialReadModels(
+  pixelId: string,
+  orders: readonly VersionedOrder[],
+  events: readonly StoredEvent[],
+  /** The log entries the events came from, when they have some: their pages' ledgers are written too, so projecting them again changes nothing. */
+  entries: readonly CountedEntry[] = [],
+): Promise<void> {
   const items = new Map<string, { key: ItemKey; maps: Record<string, Record<string, unknown>> }>();
   const add = (slot: ItemKey & { map?: string }, fallbackMap: 'o' | 'e', id: string, entry: unknown) => {
     const key = { PK: slot.PK, SK: slot.SK };
@@ -631,13 +794,20 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     for (const identity of identityKeys(fact.customer)) add(identityKey(pixelId, identity), 'o', fact.orderId, identityEntry);
     pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: orderItemKeys(pixelId, fact).map(keyId) } } });
   }
-  const byDay = new Map<string, EventEntry[]>();
+  const byDay = new Map<string, Counts>();
   for (const event of events) {
     const { day, entry } = eventEntry(event);
     add(eventDayKey(pixelId, day, querySharding(event.eventId)), 'e', event.eventId, JSON.stringify(entry));
-    const dayEntries = byDay.get(day);
-    if (dayEntries) dayEntries.push(entry);
-    else byDay.set(day, [entry]);
+    const counts = byDay.get(day) ?? new Map();
+    addCounts(counts, [event], 1);
+    byDay.set(day, counts);
+  }
+  const ledgers: WriteRequest[] = [];
+  for (const entry of entries) {
+    const pages = new Map<string, string[]>();
+    for (const event of [...entry.events, ...(entry.lost ?? [])]) pages.set(event.timestamp.slice(0, 10), []);
+    for (const event of entry.lost ?? []) pages.get(event.timestamp.slice(0, 10))!.push(event.eventId);
+    for (const [day, lost] of pages) ledgers.push({ PutRequest: { Item: ledgerItem(pixelId, day, entry.entryId, { x: lost.sort(), t: eventTtl(entry.acceptedAt) }) } });
   }
   const puts: WriteRequest[] = [...items.values()].flatMap(({ key, maps }) => [
     { PutRequest: { Item: { ...key, ...maps } } },
@@ -645,10 +815,11 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
       ? [{ PutRequest: { Item: { ...packedKey(key), want: 1, done: 1, ...packedCopies(maps.o as Record<string, OrderEntry>, maps.r as Record<string, OrderEntry>) } } }]
       : []),
   ]);
-  const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
-    PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
-  }));
-  await batchWrite([...puts, ...pointers, ...rollups], { concurrency: WRITE_CONCURRENCY });
+  const rollups: WriteRequest[] = [...byDay].map(([day, counts]) => {
+    const rollup = rollupAttributes(counts);
+    return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
+  });
+  await batchWrite([...puts, ...pointers, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -912,11 +1083,12 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
  * null). Exact for a range on whole UTC hours.
  */
 export async function readEventCounts(pixelId: string, from: number, to: number, byUtm = true): Promise<QueryEvent[]> {
-  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY });
+  // The rollup alone: a day's item may also carry ledgers pending their own items (`p`).
+  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY, attributes: ['c', 'k'] });
   const rows: QueryEvent[] = [];
   for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split('#QEH#')[1]}T00:00:00Z`);
-    const day = (item.PK as string).split('#QEH#')[1];
+    const day = (item.PK as string).split(EVENT_ROLLUP_MARK)[1];
+    const dayStart = Date.parse(`${day}T00:00:00Z`);
     if (!byUtm && typeof item.k === 'string') {
       for (const [hour, name, count] of JSON.parse(item.k) as Array<[number, string, number]>) {
         const at = dayStart + hour * 3_600_000;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { QueryOrder } from '../../shared/analytics/query-data';
 import type { Order } from '../../shared/orders/order';
 import {
+  applyEventCounts,
   applyEvents,
   applyOrders,
   readCustomerHistory,
@@ -156,9 +157,12 @@ describe('event rollups', () => {
       event('r3', '2026-05-01T11:00:00.000Z', 'purchase'),
       event('r4', '2026-05-02T00:00:00.000Z', 'page_view'),
     ];
-    await applyEvents(pixel, [events[2]!, events[0]!]);
-    await applyEvents(pixel, events);
-    await applyEvents(pixel, [events[1]!]);
+    // Two log entries, projected again and in either order, one of them split as two batches.
+    const first = { entryId: '01KROLLUP0001', acceptedAt: '2026-05-02T00:00:01.000Z', events: [events[2]!, events[0]!], superseded: [] };
+    const second = { entryId: '01KROLLUP0002', acceptedAt: '2026-05-02T00:00:02.000Z', events: [events[1]!, events[3]!], superseded: [] };
+    await applyEventCounts(pixel, [second]);
+    await applyEventCounts(pixel, [first, second]);
+    await applyEventCounts(pixel, [first]);
     const counts = await readEventCounts(pixel, DAY('2026-05-01'), DAY('2026-05-03'));
     expect(counts.map(({ at, name, utmSource, count }) => [new Date(at).toISOString(), name, utmSource, count]).sort()).toEqual([
       ['2026-05-01T10:00:00.000Z', 'page_view', 'google', 2],
