@@ -12,8 +12,7 @@ export const queryReadModelProjector: Projector = {
   name: 'query-measures',
   async project({ pixelId, entries, orders, deletedOrders = [] }) {
     await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
-    const events = entries.flatMap((entry) => entry.events);
-    if (events.length > 0) await applyEvents(pixelId, events);
+    await applyEvents(pixelId, entries);
     await applyEventCounts(pixelId, entries);
     if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
   },

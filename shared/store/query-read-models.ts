@@ -17,6 +17,7 @@ import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
 import { isConditionFailure } from './condition-failure';
 import { readEventPage } from './event-repository';
+import { queryAll } from './query-all';
 import { eventTtl } from './retention';
 
 /**
@@ -66,16 +67,14 @@ import { eventTtl } from './retention';
  *   summarises the largest set read, which holds every event written before the last recompute.
  */
 /**
- * Event fact items per UTC day. Fixed, so an eventId always maps to the same item (a duplicate
- * rewrites its own entry, a retraction finds it) with no pointer to keep. 32 items of at most
- * 400 KB hold a day of about 72,000 events at 172 bytes an entry (eventId and fact; the hash
- * spreads them within a few percent of even), where 4 held about 9,000; see README. Only the people
- * measures read them (counts read the day's rollup): a 90-day range with its comparison reads 5,760
- * items by BatchGetItem, measured no slower than the 720 larger ones before (bench/fact-items-read.ts).
- * Under their own key prefix (`QF`), so items of the earlier 4-shard layout (`QE`) are never read
- * beside them.
+ * Partitions of a UTC day's event fact items. A fact item holds one log entry's stored events of
+ * that day (the facts of one event page), keyed by the entry: a batch writes items of its own
+ * entries only, where the 32 fixed items per day of the `QF` layout were each rewritten whole by
+ * every batch (as the day filled, each batch rewrote the whole day's facts). A day is read with one
+ * Query per partition. Under their own key prefix (`QG`), so items of earlier layouts (`QF`, `QE`)
+ * are never read beside them.
  */
-export const QUERY_SHARDS = 32;
+export const EVENT_FACT_PARTITIONS = 8;
 /**
  * Order day items per UTC day: each holds its orders' entries (and a packed copy beside it), so 8
  * shards keep a day of about 8,500 orders (at about 370 bytes an entry; fewer when customers have
@@ -95,7 +94,7 @@ const gunzipAsync = promisify(gunzip);
 /** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
-export function querySharding(id: string, shards = QUERY_SHARDS): number {
+export function querySharding(id: string, shards: number): number {
   return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % shards;
 }
 
@@ -105,8 +104,10 @@ type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
-const EVENT_FACTS_MARK = '#QF#';
-const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${shard}`, SK: FACTS_SK });
+const EVENT_FACTS_MARK = '#QG#';
+const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
+/** The fact item of one entry's events on one day (`entryId` stands for the entry; a seed without entries names its chunks). */
+const eventFactsKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: eventFactsPartition(pixelId, day, querySharding(entryId, EVENT_FACT_PARTITIONS)), SK: entryId });
 const EVENT_ROLLUP_MARK = '#QED#';
 const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_ROLLUP_MARK}${day}`, SK: 'ROLLUP' });
 const eventLedgerKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEL#${day}`, SK: entryId });
@@ -511,24 +512,29 @@ function eventEntry(event: StoredEvent): { day: string; entry: EventEntry } {
   };
 }
 
-/** Projector for the event store: adds stored events to the per-day event facts (idempotent). Their counts are `applyEventCounts`'. */
-export async function applyEvents(pixelId: string, events: readonly StoredEvent[]): Promise<void> {
-  const byItem = new Map<string, { key: ItemKey; entries: Array<[string, EventEntry]> }>();
-  for (const event of events) {
-    const { day, entry } = eventEntry(event);
-    const key = eventDayKey(pixelId, day, querySharding(event.eventId));
-    const group = byItem.get(key.PK) ?? { key, entries: [] };
-    group.entries.push([event.eventId, entry]);
-    byItem.set(key.PK, group);
+/**
+ * Projector for the event store: writes each entry's stored events, by UTC day, as the fact item of
+ * that entry and day, whole (a repeat writes the same item; the entry's lost deliveries are left
+ * out, and an entry whose deliveries on a day all lost writes that day's item empty). Counts are
+ * `applyEventCounts`'.
+ */
+export async function applyEvents(pixelId: string, entries: ReadonlyArray<{ entryId: string; events: readonly StoredEvent[]; lost?: readonly StoredEvent[] }>): Promise<void> {
+  const items = new Map<string, { key: ItemKey; e: Record<string, string> }>();
+  const itemOf = (day: string, entryId: string) => {
+    const id = `${day}#${entryId}`;
+    let item = items.get(id);
+    if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), e: {} }));
+    return item;
+  };
+  for (const entry of entries) {
+    for (const event of entry.lost ?? []) itemOf(event.timestamp.slice(0, 10), entry.entryId);
+    for (const event of entry.events) {
+      const { day, entry: fact } = eventEntry(event);
+      itemOf(day, entry.entryId).e[event.eventId] = JSON.stringify(fact);
+    }
   }
-  const updates = [...byItem.values()].flatMap(({ key, entries }) => {
-    const chunks: Array<{ key: ItemKey; entries: Array<[string, EventEntry]> }> = [];
-    for (let i = 0; i < entries.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, entries: entries.slice(i, i + ENTRIES_PER_UPDATE) });
-    return chunks;
-  });
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ key, entries }) =>
-    setMapEntries(key, ['e'], entries.map(([eventId, entry]) => ({ map: 'e', key: eventId, value: JSON.stringify(entry) }))),
-  );
+  if (items.size === 0) return;
+  await batchWrite([...items.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } })), { concurrency: WRITE_CONCURRENCY });
 }
 
 /** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
@@ -602,6 +608,8 @@ export interface CountedEntry {
 }
 
 const ROLLUP_ATTEMPTS = 6;
+/** Events per fact item of a seed without log entries. */
+const SEED_FACTS_PER_ITEM = 100;
 
 /**
  * Brings the day rollups (`QED`) up to the given entries, without reading the day's facts: each
@@ -733,20 +741,32 @@ async function updateDayCounts(
 
 /**
  * Takes back the facts of event deliveries that lost to an earlier delivery of their eventId
- * (possibly on another day). The winner's facts are written after this by `applyEvents`, so a
- * winner on the same day is put back; counts are `applyEventCounts`'.
+ * (possibly on another day): each is removed from the fact item of its entry and day. Counts are
+ * `applyEventCounts`'.
  */
-export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ eventId: string; day: string }>): Promise<void> {
-  if (retracted.length === 0) return;
-  await mapWithConcurrency(retracted, WRITE_CONCURRENCY, async ({ eventId, day }) => {
+export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<void> {
+  const byItem = new Map<string, { key: ItemKey; eventIds: string[] }>();
+  for (const { entryId, eventId, day } of retracted) {
+    const id = `${day}#${entryId}`;
+    const group = byItem.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), eventIds: [] };
+    group.eventIds.push(eventId);
+    byItem.set(id, group);
+  }
+  const updates = [...byItem.values()].flatMap(({ key, eventIds }) => {
+    const chunks: Array<{ key: ItemKey; eventIds: string[] }> = [];
+    for (let i = 0; i < eventIds.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, eventIds: eventIds.slice(i, i + ENTRIES_PER_UPDATE) });
+    return chunks;
+  });
+  await mapWithConcurrency(updates, WRITE_CONCURRENCY, async ({ key, eventIds }) => {
     try {
       await documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: eventDayKey(pixelId, day, querySharding(eventId)),
-          UpdateExpression: 'REMOVE e.#k',
+          Key: key,
+          UpdateExpression: `REMOVE ${eventIds.map((_, i) => `e.#k${i}`).join(', ')}`,
+          // An item its entry has not written yet has nothing to take back; the entry writes it without them.
           ConditionExpression: 'attribute_exists(e)',
-          ExpressionAttributeNames: { '#k': eventId },
+          ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#k${i}`, eventId])),
         }),
       );
     } catch (error) {
@@ -797,11 +817,33 @@ export async function writeInitialReadModels(
   const byDay = new Map<string, Counts>();
   for (const event of events) {
     const { day, entry } = eventEntry(event);
-    add(eventDayKey(pixelId, day, querySharding(event.eventId)), 'e', event.eventId, JSON.stringify(entry));
     const counts = byDay.get(day) ?? new Map();
     addCounts(counts, [event], 1);
     byDay.set(day, counts);
   }
+  // Facts by the entries given, else in chunks of a day's events named after their first eventId.
+  const factItems = new Map<string, { key: ItemKey; e: Record<string, string> }>();
+  const seeded = new Set(entries.flatMap((entry) => entry.events));
+  const chunks = new Map<string, { name: string; size: number }>();
+  const factGroups: Array<{ entryId: string; events: readonly StoredEvent[] }> = [...entries];
+  for (const event of events) {
+    if (seeded.has(event)) continue;
+    const day = event.timestamp.slice(0, 10);
+    let chunk = chunks.get(day);
+    if (!chunk || chunk.size === SEED_FACTS_PER_ITEM) chunks.set(day, (chunk = { name: `seed#${event.eventId}`, size: 0 }));
+    chunk.size++;
+    factGroups.push({ entryId: chunk.name, events: [event] });
+  }
+  for (const { entryId, events: groupEvents } of factGroups) {
+    for (const event of groupEvents) {
+      const { day, entry } = eventEntry(event);
+      const id = `${day}#${entryId}`;
+      const item = factItems.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), e: {} };
+      item.e[event.eventId] = JSON.stringify(entry);
+      factItems.set(id, item);
+    }
+  }
+  const factPuts: WriteRequest[] = [...factItems.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } }));
   const ledgers: WriteRequest[] = [];
   for (const entry of entries) {
     const pages = new Map<string, string[]>();
@@ -819,7 +861,7 @@ export async function writeInitialReadModels(
     const rollup = rollupAttributes(counts);
     return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
   });
-  await batchWrite([...puts, ...pointers, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -1060,20 +1102,20 @@ async function readIdentityClosure(
   return found;
 }
 
-/** Events that happened in [from, to). */
+/** Events that happened in [from, to): the fact items of the range's UTC days, one Query per day partition, in parallel. */
 export async function readEventFacts(pixelId: string, from: number, to: number): Promise<QueryEvent[]> {
-  const days = utcDays(from, to);
-  const keys = days.flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
-  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY });
+  const partitions = utcDays(from, to).flatMap((day) => Array.from({ length: EVENT_FACT_PARTITIONS }, (_, partition) => ({ day, pk: eventFactsPartition(pixelId, day, partition) })));
   const events: QueryEvent[] = [];
-  for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split(EVENT_FACTS_MARK)[1]!.slice(0, 10)}T00:00:00Z`);
-    for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
-      const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
-      const at = dayStart + offset;
-      if (at >= from && at < to) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
+  await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) => {
+    const dayStart = Date.parse(`${day}T00:00:00Z`);
+    for (const item of await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })) {
+      for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
+        const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
+        const at = dayStart + offset;
+        if (at >= from && at < to) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
+      }
     }
-  }
+  });
   return events;
 }
 
