@@ -283,7 +283,8 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   // orders belong (or belonged) to, with fresh digests; 3. the pointers, last: a retry after a crash
   // still finds the identifiers the orders had before, so the customers they left are redone too.
   const touched = new Map<string, Promise<ItemKey>>();
-  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched))).filter(
+  const known = await readOrderItems(pixelId, [...latest.values()]);
+  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched, known))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
   await refreshCustomers(
@@ -294,6 +295,9 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   );
   await mapWithConcurrency(await Promise.all(touched.values()), WRITE_CONCURRENCY, repack);
   await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
+    const before = known.pointers.get(pointer.PK as string);
+    // A pointer already as it would be written (the same state projected again) is left alone.
+    if (before && before.v === pointer.v && JSON.stringify(before.keys) === JSON.stringify(pointer.keys)) return;
     try {
       await documentClient.send(
         new PutCommand({ TableName: tableName(), Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } }),
@@ -321,8 +325,9 @@ async function applyOrder(
   pixelId: string,
   { orderId, version, order }: { orderId: string; version: number; order?: Order },
   touched: Map<string, Promise<ItemKey>>,
+  known: KnownOrderItems,
 ): Promise<AppliedOrder | undefined> {
-  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
+  const pointer = known.pointers.get(pointerKey(pixelId, orderId).PK);
   if (pointer && (pointer.v as number) > version) return undefined;
   const fact = order && toQueryOrder(order);
   const keys = fact ? orderItemKeys(pixelId, fact) : [];
@@ -330,7 +335,7 @@ async function applyOrder(
   const previous = (pointer?.keys as string[] | undefined) ?? [];
   if (fact) {
     const entry: OrderEntry = { v: version, f: encodeFact(fact) };
-    for (const identity of identityKeys(fact.customer)) await setOrderEntry(identityKey(pixelId, identity), orderId, entry);
+    for (const identity of identityKeys(fact.customer)) await setIdentityEntry(identityKey(pixelId, identity), orderId, entry, known);
   }
   for (const left of previous.filter((id) => !current.has(id))) {
     await setOrderEntry(slotOf(left), orderId, { v: version }, touched);
@@ -374,6 +379,42 @@ async function refreshCustomers(
     }
   }
   await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
+}
+
+/** The pointers and identity items of a batch's orders as they were before it, read in bulk (by PK). */
+interface KnownOrderItems {
+  pointers: Map<string, Record<string, unknown>>;
+  identities: Map<string, Record<string, unknown>>;
+}
+
+async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string; order?: Order }>): Promise<KnownOrderItems> {
+  const identities = [...new Set(orders.flatMap(({ order }) => (order ? identityKeys(toQueryOrder(order).customer) : [])))];
+  const [pointerItems, identityItems] = await Promise.all([
+    batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY }),
+    batchGet(identities.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY }),
+  ]);
+  return { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])), identities: new Map(identityItems.map((item) => [item.PK as string, item])) };
+}
+
+/**
+ * Sets one order's entry in an identity item as `setOrderEntry` does, with what the batch read of
+ * the item before: an entry already there (or newer) is left alone, and an item that did not exist
+ * is created with the entry in one conditional put (another order of the batch may have created
+ * it meanwhile: then the entry is set in it).
+ */
+async function setIdentityEntry(key: ItemKey, orderId: string, entry: OrderEntry, known: KnownOrderItems): Promise<void> {
+  const item = known.identities.get(key.PK);
+  const current = (item?.o as Record<string, OrderEntry> | undefined)?.[orderId];
+  if (current && (current.v > entry.v || (current.v === entry.v && current.f === entry.f))) return;
+  if (!item) {
+    try {
+      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  await setOrderEntry(key, orderId, entry);
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
