@@ -34,10 +34,14 @@ import { eventTtl } from './retention';
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by UTC day           `PIXEL#<p>#QF#<YYYY-MM-DD>#<0-31>`  / `FACTS`  { e: { <eventId>: JSON fact } }
- * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k }: the day's events counted
+ * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { e: { <eventId>: JSON fact } }: the
+ *                               stored events of one log entry that happened that day (its event page's)
+ * - event counts by UTC day     `PIXEL#<p>#QED#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k, h, p? }: the day's events counted
  *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
- *                               summarising `n` facts
+ *                               `n` in all; `h` a digest of the content a write is conditional on; `p` ledgers
+ *                               not yet in their own items
+ * - count ledger per event page `PIXEL#<p>#QEL#<YYYY-MM-DD>`         / `<entryId>` { x?, ttl }: the page's
+ *                               deliveries the counts leave out (`applyEventCounts`)
  *
  * Per-order facts (never pre-summed totals), because each query's orderSettings decide which
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
@@ -60,11 +64,11 @@ import { eventTtl } from './retention';
  *   the old identifiers. This relies on one pixel's order changes being projected one batch at a
  *   time (the pipeline's consumer does; an import or a rebuild running beside it may leave a
  *   digest stale until the customer's next change or a rebuild).
- * - Events never change once stored (the event store keeps the first delivery), so an entry keyed
- *   by event id is written with a plain SET: a duplicate rewrites the same entry.
- * - A day's rollup is recomputed from the day's fact items after every write to them, and written
- *   only over a rollup of no more facts (`n <= :n`): facts only grow, so the rollup that survives
- *   summarises the largest set read, which holds every event written before the last recompute.
+ * - Events never change once stored (the event store keeps the first delivery), so an entry's fact
+ *   item is written whole from its stored events: a repeat writes the same item. A delivery that
+ *   loses later to an earlier one is removed from its entry's item.
+ * - A day's counts change by what each event page adds or loses since it was counted, as its
+ *   ledger records (`applyEventCounts`), never by reading the day's facts.
  */
 /**
  * Partitions of a UTC day's event fact items. A fact item holds one log entry's stored events of
