@@ -120,10 +120,13 @@ export async function projectLogEntries(pixelId: string, unsorted: readonly LogE
     markSuperseded(groupMarks(outsideMarks), eventTtl(entries.at(-1)!.acceptedAt)),
   ]);
 
+  // Each entry's deliveries in one pass (deliveries are grouped by entry already, in entry order).
+  const byEntry = new Map(entries.map((entry) => [entry, { events: [] as StoredEvent[], lost: [] as StoredEvent[] }]));
+  for (const delivery of deliveries) byEntry.get(delivery.entry)![losers.has(delivery) ? 'lost' : 'events'].push(delivery.event);
   const projected: ProjectedEntry[] = entries.map((entry) => ({
     entryId: entry.entryId,
     acceptedAt: entry.acceptedAt,
-    events: winners.filter((delivery) => delivery.entry === entry).map((delivery) => delivery.event),
+    ...byEntry.get(entry)!,
     superseded: outsideMarks.filter((mark) => mark.winnerEntryId === entry.entryId).map(({ page, eventId }) => ({ entryId: page.SK, eventId, day: dayOfPage(page) })),
   }));
   await runProjectors({ pixelId, entries: projected, orders, deletedOrders }, options.projectors ?? readModelProjectors);

@@ -60,4 +60,11 @@ export interface ProjectedEntry {
    * log, projected earlier): whatever a projector counted for them must be taken back.
    */
   superseded: Array<{ entryId: string; eventId: string; /** UTC day of the superseded delivery. */ day: string }>;
+  /**
+   * The entry's own deliveries that are not stored (an earlier delivery of their eventId is), each
+   * listed as superseded in its page: with `events`, every delivery of the entry's pages. A
+   * projector that keeps per-entry contributions records what it left out, so a later report of
+   * one of them in `superseded` is known to be counted already (or not). Absent means none.
+   */
+  lost?: StoredEvent[];
 }

@@ -24,7 +24,7 @@ export async function rebuildReadModels(
   const summary: RebuildSummary = { projectors: projectors.map((projector) => projector.name), entries: 0, events: 0, orders: 0 };
   for (const day of daysBetween(range.from, range.to)) {
     for (const page of await readEventPages(pixelId, [day])) {
-      await runProjectors({ pixelId, entries: [{ entryId: page.entryId, acceptedAt: page.acceptedAt, events: page.events, superseded: [] }], orders: [] }, projectors);
+      await runProjectors({ pixelId, entries: [{ entryId: page.entryId, acceptedAt: page.acceptedAt, events: page.events, lost: page.lost, superseded: [] }], orders: [] }, projectors);
       summary.entries++;
       summary.events += page.events.length;
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { isExpired } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
@@ -109,7 +109,7 @@ export async function readEventPages(
   pixelId: string,
   days: readonly string[],
   now: Date = new Date(),
-): Promise<Array<{ entryId: string; acceptedAt: string; day: string; events: StoredEvent[] }>> {
+): Promise<Array<{ entryId: string; acceptedAt: string; day: string; events: StoredEvent[]; /** Its superseded deliveries. */ lost: StoredEvent[] }>> {
   const partitions = days.flatMap((day) => Array.from({ length: EVENT_SHARDS }, (_, shard) => ({ day, pk: eventPartitionKey(pixelId, day, shard) })));
   const pages = await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) =>
     (await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } })).map((item) => ({ day, item })),
@@ -119,9 +119,26 @@ export async function readEventPages(
     .filter(({ item }) => item.data !== undefined && !isExpired(item, now))
     .map(({ day, item }) => {
       const superseded = (item.superseded as Set<string> | undefined) ?? new Set<string>();
-      return { entryId: item.SK as string, acceptedAt: item.acceptedAt as string, day, events: decodeEvents(item.data as Uint8Array).filter((event) => !superseded.has(event.eventId)) };
+      const all = decodeEvents(item.data as Uint8Array);
+      return {
+        entryId: item.SK as string,
+        acceptedAt: item.acceptedAt as string,
+        day,
+        events: all.filter((event) => !superseded.has(event.eventId)),
+        lost: all.filter((event) => superseded.has(event.eventId)),
+      };
     })
     .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0));
+}
+
+/**
+ * Every delivery in one page (superseded ones too) with its `acceptedAt`, or undefined when the
+ * page holds none (absent, or a stub its entry has not written yet).
+ */
+export async function readEventPage(pixelId: string, day: string, entryId: string): Promise<{ acceptedAt: string; events: StoredEvent[] } | undefined> {
+  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pageKey(pixelId, day, entryId), ConsistentRead: true }));
+  if (!Item || Item.data === undefined) return undefined;
+  return { acceptedAt: Item.acceptedAt as string, events: decodeEvents(Item.data as Uint8Array) };
 }
 
 /**

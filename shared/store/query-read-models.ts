@@ -16,6 +16,9 @@ import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
 import { isConditionFailure } from './condition-failure';
+import { readEventPage } from './event-repository';
+import { queryAll } from './query-all';
+import { eventTtl } from './retention';
 
 /**
  * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
@@ -31,10 +34,14 @@ import { isConditionFailure } from './condition-failure';
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by UTC day           `PIXEL#<p>#QF#<YYYY-MM-DD>#<0-31>`  / `FACTS`  { e: { <eventId>: JSON fact } }
- * - event counts by UTC day     `PIXEL#<p>#QEH#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k }: the day's events counted
+ * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { e: { <eventId>: JSON fact } }: the
+ *                               stored events of one log entry that happened that day (its event page's)
+ * - event counts by UTC day     `PIXEL#<p>#QED#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k, h, p? }: the day's events counted
  *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
- *                               summarising `n` facts
+ *                               `n` in all; `h` a digest of the content a write is conditional on; `p` ledgers
+ *                               not yet in their own items
+ * - count ledger per event page `PIXEL#<p>#QEL#<YYYY-MM-DD>`         / `<entryId>` { x?, ttl }: the page's
+ *                               deliveries the counts leave out (`applyEventCounts`)
  *
  * Per-order facts (never pre-summed totals), because each query's orderSettings decide which
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
@@ -57,23 +64,21 @@ import { isConditionFailure } from './condition-failure';
  *   the old identifiers. This relies on one pixel's order changes being projected one batch at a
  *   time (the pipeline's consumer does; an import or a rebuild running beside it may leave a
  *   digest stale until the customer's next change or a rebuild).
- * - Events never change once stored (the event store keeps the first delivery), so an entry keyed
- *   by event id is written with a plain SET: a duplicate rewrites the same entry.
- * - A day's rollup is recomputed from the day's fact items after every write to them, and written
- *   only over a rollup of no more facts (`n <= :n`): facts only grow, so the rollup that survives
- *   summarises the largest set read, which holds every event written before the last recompute.
+ * - Events never change once stored (the event store keeps the first delivery), so an entry's fact
+ *   item is written whole from its stored events: a repeat writes the same item. A delivery that
+ *   loses later to an earlier one is removed from its entry's item.
+ * - A day's counts change by what each event page adds or loses since it was counted, as its
+ *   ledger records (`applyEventCounts`), never by reading the day's facts.
  */
 /**
- * Event fact items per UTC day. Fixed, so an eventId always maps to the same item (a duplicate
- * rewrites its own entry, a retraction finds it) with no pointer to keep. 32 items of at most
- * 400 KB hold a day of about 72,000 events at 172 bytes an entry (eventId and fact; the hash
- * spreads them within a few percent of even), where 4 held about 9,000; see README. Only the people
- * measures read them (counts read the day's rollup): a 90-day range with its comparison reads 5,760
- * items by BatchGetItem, measured no slower than the 720 larger ones before (bench/fact-items-read.ts).
- * Under their own key prefix (`QF`), so items of the earlier 4-shard layout (`QE`) are never read
- * beside them.
+ * Partitions of a UTC day's event fact items. A fact item holds one log entry's stored events of
+ * that day (the facts of one event page), keyed by the entry: a batch writes items of its own
+ * entries only, where the 32 fixed items per day of the `QF` layout were each rewritten whole by
+ * every batch (as the day filled, each batch rewrote the whole day's facts). A day is read with one
+ * Query per partition. Under their own key prefix (`QG`), so items of earlier layouts (`QF`, `QE`)
+ * are never read beside them.
  */
-export const QUERY_SHARDS = 32;
+export const EVENT_FACT_PARTITIONS = 8;
 /**
  * Order day items per UTC day: each holds its orders' entries (and a packed copy beside it), so 8
  * shards keep a day of about 8,500 orders (at about 370 bytes an entry; fewer when customers have
@@ -93,7 +98,7 @@ const gunzipAsync = promisify(gunzip);
 /** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
-export function querySharding(id: string, shards = QUERY_SHARDS): number {
+export function querySharding(id: string, shards: number): number {
   return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % shards;
 }
 
@@ -103,9 +108,13 @@ type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
 const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
-const EVENT_FACTS_MARK = '#QF#';
-const eventDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${shard}`, SK: FACTS_SK });
-const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEH#${day}`, SK: 'ROLLUP' });
+const EVENT_FACTS_MARK = '#QG#';
+const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
+/** The fact item of one entry's events on one day (`entryId` stands for the entry; a seed without entries names its chunks). */
+const eventFactsKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: eventFactsPartition(pixelId, day, querySharding(entryId, EVENT_FACT_PARTITIONS)), SK: entryId });
+const EVENT_ROLLUP_MARK = '#QED#';
+const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_ROLLUP_MARK}${day}`, SK: 'ROLLUP' });
+const eventLedgerKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEL#${day}`, SK: entryId });
 
 export type { VersionedOrder };
 
@@ -278,7 +287,8 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   // orders belong (or belonged) to, with fresh digests; 3. the pointers, last: a retry after a crash
   // still finds the identifiers the orders had before, so the customers they left are redone too.
   const touched = new Map<string, Promise<ItemKey>>();
-  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched))).filter(
+  const known = await readOrderItems(pixelId, [...latest.values()]);
+  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched, known))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
   await refreshCustomers(
@@ -289,6 +299,9 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   );
   await mapWithConcurrency(await Promise.all(touched.values()), WRITE_CONCURRENCY, repack);
   await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
+    const before = known.pointers.get(pointer.PK as string);
+    // A pointer already as it would be written (the same state projected again) is left alone.
+    if (before && before.v === pointer.v && JSON.stringify(before.keys) === JSON.stringify(pointer.keys)) return;
     try {
       await documentClient.send(
         new PutCommand({ TableName: tableName(), Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } }),
@@ -316,8 +329,9 @@ async function applyOrder(
   pixelId: string,
   { orderId, version, order }: { orderId: string; version: number; order?: Order },
   touched: Map<string, Promise<ItemKey>>,
+  known: KnownOrderItems,
 ): Promise<AppliedOrder | undefined> {
-  const { Item: pointer } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: pointerKey(pixelId, orderId), ConsistentRead: true }));
+  const pointer = known.pointers.get(pointerKey(pixelId, orderId).PK);
   if (pointer && (pointer.v as number) > version) return undefined;
   const fact = order && toQueryOrder(order);
   const keys = fact ? orderItemKeys(pixelId, fact) : [];
@@ -325,7 +339,7 @@ async function applyOrder(
   const previous = (pointer?.keys as string[] | undefined) ?? [];
   if (fact) {
     const entry: OrderEntry = { v: version, f: encodeFact(fact) };
-    for (const identity of identityKeys(fact.customer)) await setOrderEntry(identityKey(pixelId, identity), orderId, entry);
+    for (const identity of identityKeys(fact.customer)) await setIdentityEntry(identityKey(pixelId, identity), orderId, entry, known);
   }
   for (const left of previous.filter((id) => !current.has(id))) {
     await setOrderEntry(slotOf(left), orderId, { v: version }, touched);
@@ -369,6 +383,42 @@ async function refreshCustomers(
     }
   }
   await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
+}
+
+/** The pointers and identity items of a batch's orders as they were before it, read in bulk (by PK). */
+interface KnownOrderItems {
+  pointers: Map<string, Record<string, unknown>>;
+  identities: Map<string, Record<string, unknown>>;
+}
+
+async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string; order?: Order }>): Promise<KnownOrderItems> {
+  const identities = [...new Set(orders.flatMap(({ order }) => (order ? identityKeys(toQueryOrder(order).customer) : [])))];
+  const [pointerItems, identityItems] = await Promise.all([
+    batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY }),
+    batchGet(identities.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY }),
+  ]);
+  return { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])), identities: new Map(identityItems.map((item) => [item.PK as string, item])) };
+}
+
+/**
+ * Sets one order's entry in an identity item as `setOrderEntry` does, with what the batch read of
+ * the item before: an entry already there (or newer) is left alone, and an item that did not exist
+ * is created with the entry in one conditional put (another order of the batch may have created
+ * it meanwhile: then the entry is set in it).
+ */
+async function setIdentityEntry(key: ItemKey, orderId: string, entry: OrderEntry, known: KnownOrderItems): Promise<void> {
+  const item = known.identities.get(key.PK);
+  const current = (item?.o as Record<string, OrderEntry> | undefined)?.[orderId];
+  if (current && (current.v > entry.v || (current.v === entry.v && current.f === entry.f))) return;
+  if (!item) {
+    try {
+      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  await setOrderEntry(key, orderId, entry);
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
@@ -507,95 +557,267 @@ function eventEntry(event: StoredEvent): { day: string; entry: EventEntry } {
   };
 }
 
-/** Projector for the event store: adds stored events to the per-day event facts (idempotent). */
-export async function applyEvents(pixelId: string, events: readonly StoredEvent[]): Promise<void> {
-  const byItem = new Map<string, { key: ItemKey; entries: Array<[string, EventEntry]> }>();
-  for (const event of events) {
-    const { day, entry } = eventEntry(event);
-    const key = eventDayKey(pixelId, day, querySharding(event.eventId));
-    const group = byItem.get(key.PK) ?? { key, entries: [] };
-    group.entries.push([event.eventId, entry]);
-    byItem.set(key.PK, group);
+/**
+ * Projector for the event store: writes each entry's stored events, by UTC day, as the fact item of
+ * that entry and day, whole (a repeat writes the same item; the entry's lost deliveries are left
+ * out, and an entry whose deliveries on a day all lost writes that day's item empty). Counts are
+ * `applyEventCounts`'.
+ */
+export async function applyEvents(pixelId: string, entries: ReadonlyArray<{ entryId: string; events: readonly StoredEvent[]; lost?: readonly StoredEvent[] }>): Promise<void> {
+  const items = new Map<string, { key: ItemKey; e: Record<string, string> }>();
+  const itemOf = (day: string, entryId: string) => {
+    const id = `${day}#${entryId}`;
+    let item = items.get(id);
+    if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), e: {} }));
+    return item;
+  };
+  for (const entry of entries) {
+    for (const event of entry.lost ?? []) itemOf(event.timestamp.slice(0, 10), entry.entryId);
+    for (const event of entry.events) {
+      const { day, entry: fact } = eventEntry(event);
+      itemOf(day, entry.entryId).e[event.eventId] = JSON.stringify(fact);
+    }
   }
-  const updates = [...byItem.values()].flatMap(({ key, entries }) => {
-    const chunks: Array<{ key: ItemKey; entries: Array<[string, EventEntry]> }> = [];
-    for (let i = 0; i < entries.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, entries: entries.slice(i, i + ENTRIES_PER_UPDATE) });
-    return chunks;
-  });
-  const days = new Set(events.map((event) => event.timestamp.slice(0, 10)));
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ key, entries }) =>
-    setMapEntries(key, ['e'], entries.map(([eventId, entry]) => ({ map: 'e', key: eventId, value: JSON.stringify(entry) }))),
-  );
-  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day));
+  if (items.size === 0) return;
+  await batchWrite([...items.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } })), { concurrency: WRITE_CONCURRENCY });
+}
+
+/** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
+type Counts = Map<string, number>;
+
+const countKey = (event: StoredEvent) =>
+  JSON.stringify([Math.floor((Date.parse(event.timestamp) % DAY_MS) / 3_600_000), event.name, event.utm?.utm_source ?? null, event.utm?.utm_medium ?? null, event.utm?.utm_campaign ?? null]);
+
+function addCounts(counts: Counts, events: Iterable<StoredEvent>, sign: 1 | -1): void {
+  for (const event of events) {
+    const key = countKey(event);
+    const count = (counts.get(key) ?? 0) + sign;
+    if (count === 0) counts.delete(key);
+    else counts.set(key, count);
+  }
+}
+
+/** The counts a day's `c` holds (rows `[hour, name, source, medium, campaign, count]`). */
+function parseCounts(text: string | undefined): Counts {
+  const counts: Counts = new Map();
+  if (!text) return counts;
+  for (const row of JSON.parse(text) as unknown[][]) counts.set(JSON.stringify(row.slice(0, 5)), row[5] as number);
+  return counts;
 }
 
 /**
  * A day's rollup attributes: `c`, JSON rows `[hour, name, utm_source, utm_medium, utm_campaign, count]`
  * by UTC hour, name and UTM values; `k`, JSON rows `[hour, name, count]` by UTC hour and name only,
- * which is all a query without an events dimension or filter reads (a fraction of the rows).
- * One JSON array each, so a read is one parse per day.
+ * which is all a query without an events dimension or filter reads (a fraction of the rows); `n`,
+ * the events counted. One JSON array each, so a read is one parse per day; rows in a fixed order,
+ * so the same counts always give the same item, whatever order they were reached in.
  */
-function rollupOf(entries: Iterable<EventEntry>): { c: string; k: string } {
-  const counts = new Map<string, number>();
-  const coarse = new Map<string, number>();
-  for (const [offset, name, source, medium, campaign] of entries) {
-    const hour = Math.floor(offset / 3_600_000);
-    const key = JSON.stringify([hour, name, source, medium, campaign]);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+function rollupAttributes(counts: Counts): { c: string; k: string; n: number } {
+  const coarse: Counts = new Map();
+  let n = 0;
+  for (const [key, count] of counts) {
+    const [hour, name] = JSON.parse(key) as [number, string];
     const coarseKey = JSON.stringify([hour, name]);
-    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + 1);
+    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + count);
+    n += count;
   }
-  // Rows in a fixed order, so the same facts always give the same item, whatever order they came in.
-  const rows = (map: Map<string, number>) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
-  return { c: rows(counts), k: rows(coarse) };
+  const rows = (map: Counts) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
+  return { c: rows(counts), k: rows(coarse), n };
+}
+
+/**
+ * What a day's rollup counted of one event page (one log entry's deliveries on that day): every
+ * delivery but those in `x` (the entry's deliveries it left out, sorted eventIds). Kept in a ledger
+ * item per page; `t` is the page's expiry, which the ledger shares.
+ */
+interface Ledger {
+  x: string[];
+  t: number;
+}
+
+const ledgerItem = (pixelId: string, day: string, entryId: string, ledger: Ledger) => ({
+  ...eventLedgerKey(pixelId, day, entryId),
+  ...(ledger.x.length > 0 ? { x: JSON.stringify(ledger.x) } : {}),
+  ttl: ledger.t,
+});
+
+const rollupDigest = (c: string, pending: string | undefined) => createHash('sha256').update(`${c}\n${pending ?? ''}`).digest('base64url').slice(0, 22);
+
+/** An entry as `applyEventCounts` reads it: the pipeline's `ProjectedEntry`. */
+export interface CountedEntry {
+  entryId: string;
+  acceptedAt: string;
+  events: readonly StoredEvent[];
+  lost?: readonly StoredEvent[];
+  superseded: ReadonlyArray<{ entryId: string; eventId: string; day: string }>;
+}
+
+const ROLLUP_ATTEMPTS = 6;
+/** Events per fact item of a seed without log entries. */
+const SEED_FACTS_PER_ITEM = 100;
+
+/**
+ * Brings the day rollups (`QED`) up to the given entries, without reading the day's facts: each
+ * event page (an entry's deliveries on one UTC day) is counted once, and what was counted of it
+ * is recorded in its ledger item (`QEL`), so the rollup changes by the difference between what a
+ * page holds now and what was counted of it, never by a blind increment:
+ * - an entry's page not counted yet adds its stored deliveries (`events`) and records the others
+ *   (`lost`) as left out; counted already, it changes only if a delivery it counted has lost since;
+ * - a superseded delivery of another entry (`superseded`) is taken off its day, once, when its
+ *   page counted it (the ledger says whether), reading that page for what to take off.
+ * Without transactions the rollup item and the ledgers cannot change together, so a rollup write
+ * carries the ledgers it changes in the item itself (`p`, pending), conditional on the rollup
+ * read (`h`, a digest of its content); the ledger items are written after it, then `p` is dropped.
+ * A crash in between leaves `p`, which the next update of the day (the retry) reads first and
+ * finishes. A day whose count falls to zero has no rollup item, as if it never had events.
+ */
+export async function applyEventCounts(pixelId: string, entries: readonly CountedEntry[]): Promise<void> {
+  const days = new Map<string, { pages: Map<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>; reports: Map<string, Set<string>> }>();
+  const dayOf = (day: string) => {
+    let found = days.get(day);
+    if (!found) days.set(day, (found = { pages: new Map(), reports: new Map() }));
+    return found;
+  };
+  const pageOf = (day: string, entry: CountedEntry) => {
+    const { pages } = dayOf(day);
+    let page = pages.get(entry.entryId);
+    if (!page) pages.set(entry.entryId, (page = { acceptedAt: entry.acceptedAt, events: [], lost: [] }));
+    return page;
+  };
+  for (const entry of entries) {
+    for (const event of entry.events) pageOf(event.timestamp.slice(0, 10), entry).events.push(event);
+    for (const event of entry.lost ?? []) pageOf(event.timestamp.slice(0, 10), entry).lost.push(event);
+  }
+  for (const entry of entries) {
+    for (const { entryId, eventId, day } of entry.superseded) {
+      const { pages, reports } = dayOf(day);
+      if (pages.has(entryId)) continue;
+      const ids = reports.get(entryId) ?? new Set<string>();
+      ids.add(eventId);
+      reports.set(entryId, ids);
+    }
+  }
+  await mapWithConcurrency([...days], WRITE_CONCURRENCY, ([day, { pages, reports }]) => updateDayCounts(pixelId, day, pages, reports));
+}
+
+async function updateDayCounts(
+  pixelId: string,
+  day: string,
+  pages: ReadonlyMap<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>,
+  reports: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<void> {
+  const key = eventRollupKey(pixelId, day);
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const counts = parseCounts(Item?.c as string | undefined);
+    const pending = new Map<string, Ledger>(((Item?.p ? JSON.parse(Item.p as string) : []) as Array<[string, Ledger]>));
+    const ledgers = new Map(pending);
+    const unknown = [...pages.keys(), ...reports.keys()].filter((entryId) => !pending.has(entryId));
+    if (unknown.length > 0) {
+      for (const item of await batchGet(unknown.map((entryId) => eventLedgerKey(pixelId, day, entryId)), { concurrency: READ_CONCURRENCY })) {
+        ledgers.set(item.SK as string, { x: item.x ? (JSON.parse(item.x as string) as string[]) : [], t: item.ttl as number });
+      }
+    }
+    const changed = new Map<string, Ledger>();
+    for (const [entryId, page] of pages) {
+      const lost = page.lost.map((event) => event.eventId).sort();
+      const ledger = ledgers.get(entryId);
+      if (!ledger) {
+        addCounts(counts, page.events, 1);
+        changed.set(entryId, { x: lost, t: eventTtl(page.acceptedAt) });
+      } else if (ledger.x.join('\n') !== lost.join('\n')) {
+        // Counted before with other deliveries left out: a delivery it counted has lost since.
+        const left = new Set(ledger.x);
+        addCounts(counts, [...page.events, ...page.lost].filter((event) => !left.has(event.eventId)), -1);
+        addCounts(counts, page.events, 1);
+        changed.set(entryId, { x: lost, t: ledger.t });
+      }
+    }
+    for (const [entryId, eventIds] of reports) {
+      const ledger = ledgers.get(entryId);
+      // A page not counted yet is counted without them (they lost before it is); one that left them out is done.
+      if (!ledger) continue;
+      const fresh = [...eventIds].filter((eventId) => !ledger.x.includes(eventId));
+      if (fresh.length === 0) continue;
+      const page = await readEventPage(pixelId, day, entryId);
+      const taken = new Set(fresh);
+      addCounts(counts, (page?.events ?? []).filter((event) => taken.has(event.eventId)), -1);
+      changed.set(entryId, { x: [...new Set([...ledger.x, ...fresh])].sort(), t: ledger.t });
+    }
+    let digest = Item?.h as string | undefined;
+    const toWrite = new Map([...pending, ...changed]);
+    if (changed.size > 0) {
+      const rollup = rollupAttributes(counts);
+      const pendingText = JSON.stringify([...toWrite].sort(([a], [b]) => (a < b ? -1 : 1)));
+      const next = rollupDigest(rollup.c, pendingText);
+      try {
+        await documentClient.send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...key, ...rollup, p: pendingText, h: next },
+            ...(Item ? { ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': Item.h } } : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          }),
+        );
+      } catch (error) {
+        // Another writer changed the day since it was read (an import or a rebuild beside the drain): read it again.
+        if (!isConditionFailure(error) || attempt === ROLLUP_ATTEMPTS) throw error;
+        continue;
+      }
+      digest = next;
+    }
+    if (toWrite.size === 0) return;
+    await batchWrite([...toWrite].map(([entryId, ledger]) => ({ PutRequest: { Item: ledgerItem(pixelId, day, entryId, ledger) } })), { concurrency: WRITE_CONCURRENCY });
+    const c = changed.size > 0 ? rollupAttributes(counts).c : (Item!.c as string);
+    try {
+      if (counts.size === 0) {
+        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest } }));
+      } else {
+        await documentClient.send(
+          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE p SET h = :next', ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest, ':next': rollupDigest(c, undefined) } }),
+        );
+      }
+    } catch (error) {
+      // A writer since carried the pending ledgers on and finishes them itself.
+      if (!isConditionFailure(error)) throw error;
+    }
+    return;
+  }
 }
 
 /**
  * Takes back the facts of event deliveries that lost to an earlier delivery of their eventId
- * (possibly on another day), then recomputes those days' rollups. The winner's facts are written
- * after this by `applyEvents`, so a winner on the same day is put back.
+ * (possibly on another day): each is removed from the fact item of its entry and day. Counts are
+ * `applyEventCounts`'.
  */
-export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ eventId: string; day: string }>): Promise<void> {
-  if (retracted.length === 0) return;
-  await mapWithConcurrency(retracted, WRITE_CONCURRENCY, async ({ eventId, day }) => {
+export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<void> {
+  const byItem = new Map<string, { key: ItemKey; eventIds: string[] }>();
+  for (const { entryId, eventId, day } of retracted) {
+    const id = `${day}#${entryId}`;
+    const group = byItem.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), eventIds: [] };
+    group.eventIds.push(eventId);
+    byItem.set(id, group);
+  }
+  const updates = [...byItem.values()].flatMap(({ key, eventIds }) => {
+    const chunks: Array<{ key: ItemKey; eventIds: string[] }> = [];
+    for (let i = 0; i < eventIds.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, eventIds: eventIds.slice(i, i + ENTRIES_PER_UPDATE) });
+    return chunks;
+  });
+  await mapWithConcurrency(updates, WRITE_CONCURRENCY, async ({ key, eventIds }) => {
     try {
       await documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: eventDayKey(pixelId, day, querySharding(eventId)),
-          UpdateExpression: 'REMOVE e.#k',
+          Key: key,
+          UpdateExpression: `REMOVE ${eventIds.map((_, i) => `e.#k${i}`).join(', ')}`,
+          // An item its entry has not written yet has nothing to take back; the entry writes it without them.
           ConditionExpression: 'attribute_exists(e)',
-          ExpressionAttributeNames: { '#k': eventId },
+          ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#k${i}`, eventId])),
         }),
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
   });
-  // A pixel's entries are projected one batch at a time, so a rollup of fewer facts may replace one of more here.
-  const days = new Set(retracted.map(({ day }) => day));
-  await mapWithConcurrency([...days], WRITE_CONCURRENCY, (day) => recomputeEventRollup(pixelId, day, { shrinks: true }));
-}
-
-async function recomputeEventRollup(pixelId: string, day: string, options: { shrinks?: boolean } = {}): Promise<void> {
-  const items = await batchGet(Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
-  const entries = items.flatMap((item) => Object.values((item.e ?? {}) as Record<string, string>).map((text) => JSON.parse(text) as EventEntry));
-  if (options.shrinks && entries.length === 0) {
-    // Every fact of the day was taken back: the day has no rollup, as if it had never had events.
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: eventRollupKey(pixelId, day) }));
-    return;
-  }
-  try {
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) },
-        ...(options.shrinks ? {} : { ConditionExpression: 'attribute_not_exists(PK) OR n <= :n', ExpressionAttributeValues: { ':n': entries.length } }),
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
 }
 
 /**
@@ -603,7 +825,13 @@ async function recomputeEventRollup(pixelId: string, day: string, options: { shr
  * batched puts of the same items the projectors keep (demo data and benchmark datasets). Not for
  * a pixel with read-model items already: it replaces items rather than merging entries.
  */
-export async function writeInitialReadModels(pixelId: string, orders: readonly VersionedOrder[], events: readonly StoredEvent[]): Promise<void> {
+export async function writeInitialReadModels(
+  pixelId: string,
+  orders: readonly VersionedOrder[],
+  events: readonly StoredEvent[],
+  /** The log entries the events came from, when they have some: their pages' ledgers are written too, so projecting them again changes nothing. */
+  entries: readonly CountedEntry[] = [],
+): Promise<void> {
   const items = new Map<string, { key: ItemKey; maps: Record<string, Record<string, unknown>> }>();
   const add = (slot: ItemKey & { map?: string }, fallbackMap: 'o' | 'e', id: string, entry: unknown) => {
     const key = { PK: slot.PK, SK: slot.SK };
@@ -631,13 +859,42 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
     for (const identity of identityKeys(fact.customer)) add(identityKey(pixelId, identity), 'o', fact.orderId, identityEntry);
     pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: orderItemKeys(pixelId, fact).map(keyId) } } });
   }
-  const byDay = new Map<string, EventEntry[]>();
+  const byDay = new Map<string, Counts>();
   for (const event of events) {
     const { day, entry } = eventEntry(event);
-    add(eventDayKey(pixelId, day, querySharding(event.eventId)), 'e', event.eventId, JSON.stringify(entry));
-    const dayEntries = byDay.get(day);
-    if (dayEntries) dayEntries.push(entry);
-    else byDay.set(day, [entry]);
+    const counts = byDay.get(day) ?? new Map();
+    addCounts(counts, [event], 1);
+    byDay.set(day, counts);
+  }
+  // Facts by the entries given, else in chunks of a day's events named after their first eventId.
+  const factItems = new Map<string, { key: ItemKey; e: Record<string, string> }>();
+  const seeded = new Set(entries.flatMap((entry) => entry.events));
+  const chunks = new Map<string, { name: string; size: number }>();
+  const factGroups: Array<{ entryId: string; events: readonly StoredEvent[] }> = [...entries];
+  for (const event of events) {
+    if (seeded.has(event)) continue;
+    const day = event.timestamp.slice(0, 10);
+    let chunk = chunks.get(day);
+    if (!chunk || chunk.size === SEED_FACTS_PER_ITEM) chunks.set(day, (chunk = { name: `seed#${event.eventId}`, size: 0 }));
+    chunk.size++;
+    factGroups.push({ entryId: chunk.name, events: [event] });
+  }
+  for (const { entryId, events: groupEvents } of factGroups) {
+    for (const event of groupEvents) {
+      const { day, entry } = eventEntry(event);
+      const id = `${day}#${entryId}`;
+      const item = factItems.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), e: {} };
+      item.e[event.eventId] = JSON.stringify(entry);
+      factItems.set(id, item);
+    }
+  }
+  const factPuts: WriteRequest[] = [...factItems.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } }));
+  const ledgers: WriteRequest[] = [];
+  for (const entry of entries) {
+    const pages = new Map<string, string[]>();
+    for (const event of [...entry.events, ...(entry.lost ?? [])]) pages.set(event.timestamp.slice(0, 10), []);
+    for (const event of entry.lost ?? []) pages.get(event.timestamp.slice(0, 10))!.push(event.eventId);
+    for (const [day, lost] of pages) ledgers.push({ PutRequest: { Item: ledgerItem(pixelId, day, entry.entryId, { x: lost.sort(), t: eventTtl(entry.acceptedAt) }) } });
   }
   const puts: WriteRequest[] = [...items.values()].flatMap(({ key, maps }) => [
     { PutRequest: { Item: { ...key, ...maps } } },
@@ -645,10 +902,11 @@ export async function writeInitialReadModels(pixelId: string, orders: readonly V
       ? [{ PutRequest: { Item: { ...packedKey(key), want: 1, done: 1, ...packedCopies(maps.o as Record<string, OrderEntry>, maps.r as Record<string, OrderEntry>) } } }]
       : []),
   ]);
-  const rollups: WriteRequest[] = [...byDay].map(([day, entries]) => ({
-    PutRequest: { Item: { ...eventRollupKey(pixelId, day), n: entries.length, ...rollupOf(entries) } },
-  }));
-  await batchWrite([...puts, ...pointers, ...rollups], { concurrency: WRITE_CONCURRENCY });
+  const rollups: WriteRequest[] = [...byDay].map(([day, counts]) => {
+    const rollup = rollupAttributes(counts);
+    return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
+  });
+  await batchWrite([...puts, ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -889,20 +1147,20 @@ async function readIdentityClosure(
   return found;
 }
 
-/** Events that happened in [from, to). */
+/** Events that happened in [from, to): the fact items of the range's UTC days, one Query per day partition, in parallel. */
 export async function readEventFacts(pixelId: string, from: number, to: number): Promise<QueryEvent[]> {
-  const days = utcDays(from, to);
-  const keys = days.flatMap((day) => Array.from({ length: QUERY_SHARDS }, (_, shard) => eventDayKey(pixelId, day, shard)));
-  const items = await batchGet(keys, { concurrency: READ_CONCURRENCY });
+  const partitions = utcDays(from, to).flatMap((day) => Array.from({ length: EVENT_FACT_PARTITIONS }, (_, partition) => ({ day, pk: eventFactsPartition(pixelId, day, partition) })));
   const events: QueryEvent[] = [];
-  for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split(EVENT_FACTS_MARK)[1]!.slice(0, 10)}T00:00:00Z`);
-    for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
-      const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
-      const at = dayStart + offset;
-      if (at >= from && at < to) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
+  await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) => {
+    const dayStart = Date.parse(`${day}T00:00:00Z`);
+    for (const item of await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })) {
+      for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
+        const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
+        const at = dayStart + offset;
+        if (at >= from && at < to) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
+      }
     }
-  }
+  });
   return events;
 }
 
@@ -912,11 +1170,12 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
  * null). Exact for a range on whole UTC hours.
  */
 export async function readEventCounts(pixelId: string, from: number, to: number, byUtm = true): Promise<QueryEvent[]> {
-  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY });
+  // The rollup alone: a day's item may also carry ledgers pending their own items (`p`).
+  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY, attributes: ['c', 'k'] });
   const rows: QueryEvent[] = [];
   for (const item of items) {
-    const dayStart = Date.parse(`${(item.PK as string).split('#QEH#')[1]}T00:00:00Z`);
-    const day = (item.PK as string).split('#QEH#')[1];
+    const day = (item.PK as string).split(EVENT_ROLLUP_MARK)[1];
+    const dayStart = Date.parse(`${day}T00:00:00Z`);
     if (!byUtm && typeof item.k === 'string') {
       for (const [hour, name, count] of JSON.parse(item.k) as Array<[number, string, number]>) {
         const at = dayStart + hour * 3_600_000;

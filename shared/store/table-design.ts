@@ -42,8 +42,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     pixel's orders by order date (order-repository.ts)
  * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day), `#QC#<identity>`
  *                     (order facts by order day, refund day, customer identifier; `FACTS`),
- *                     `#QP#<orderId>` / `POINTER`, `#QF#<day>#<0-31>` / `FACTS` (event facts) and
- *                     `#QEH#<day>` / `ROLLUP` (event counts by hour) (query-read-models.ts)
+ *                     `#QP#<orderId>` / `POINTER`, `#QG#<day>#<0-7>` / `<entryId>` (event facts of one
+ *                     entry and day), `#QED#<day>` / `ROLLUP` (event counts by hour) and `#QEL#<day>` /
+ *                     `<entryId>` (what the counts hold of one event page) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
  *                     of one identifier; on an order's `o:` item its date `d` and the days its journey
  *                     is filed under `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
@@ -121,8 +122,9 @@ export const ITEM_KINDS = {
   queryOrdersByDay: { pattern: 'PIXEL#*#QO#*' },
   queryOrderFacts: { pattern: 'PIXEL#*#QC#*' },
   queryOrderPointers: { pattern: 'PIXEL#*#QP#*' },
-  queryEventFacts: { pattern: 'PIXEL#*#QF#*' },
-  queryEventRollups: { pattern: 'PIXEL#*#QEH#*' },
+  queryEventFacts: { pattern: 'PIXEL#*#QG#*' },
+  queryEventRollups: { pattern: 'PIXEL#*#QED#*' },
+  queryEventLedgers: { pattern: 'PIXEL#*#QEL#*' },
   journeys: { pattern: 'PIXEL#*#AJ#*' },
   ordersByMonth: { pattern: 'PIXEL#*#ORDERS#*', index: 'GSI1' },
 } as const satisfies Record<string, { pattern: string; notLike?: string; index?: (typeof TABLE_KEYS.indexes)[number]['name'] }>;
