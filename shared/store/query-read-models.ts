@@ -578,8 +578,25 @@ interface DayColumns {
   idn: Array<[number, string[], string[], string[]]>;
 }
 
+/**
+ * What costing reads of the same orders (same order), apart so that only cost measures read it:
+ * line items per order (-1: the fact has none), their SKU (index into `s`, -1 none), quantity,
+ * price and cost, and each order's shipping cost.
+ */
+interface DayCostColumns {
+  s: string[];
+  n: number[];
+  sku: number[];
+  q: number[];
+  p: number[];
+  c: Array<number | null>;
+  sh: Array<number | null>;
+}
+
 /** The columns of a day's orders, or undefined when a time does not read back as stored (not `toISOString()` form). */
-function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrder]>, dayStart: number): string | undefined {
+function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrder]>, dayStart: number): { base: string; costs: string } | undefined {
+  const costCols: DayCostColumns = { s: [], n: [], sku: [], q: [], p: [], c: [], sh: [] };
+  const skuAt = new Map<string, number>();
   const cols: DayColumns = { s: [], tl: [], id: [], v: [], t: [], val: [], cur: [], src: [], gw: [], st: [], tg: [], rn: [], ra: [], rt: [], cu: [], en: [], es: [], esrc: [], etg: [], ev: [], egw: [], idn: [] };
   const stringAt = new Map<string, number>();
   const str = (value: string | null): number => {
@@ -639,8 +656,24 @@ function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrd
     }
     const { userIds, emailHashes, phoneHashes } = order.customer;
     if ((!digest || digest.earlier === null) && userIds.length + emailHashes.length + phoneHashes.length > 0) cols.idn.push([cols.id.length - 1, userIds, emailHashes, phoneHashes]);
+    costCols.n.push(order.items ? order.items.length : -1);
+    for (const item of order.items ?? []) {
+      let sku = -1;
+      if (item.sku !== undefined) {
+        sku = skuAt.get(item.sku) ?? costCols.s.length;
+        if (sku === costCols.s.length) {
+          costCols.s.push(item.sku);
+          skuAt.set(item.sku, sku);
+        }
+      }
+      costCols.sku.push(sku);
+      costCols.q.push(item.quantity);
+      costCols.p.push(item.price);
+      costCols.c.push(item.cost ?? null);
+    }
+    costCols.sh.push(order.shippingCost ?? null);
   }
-  return JSON.stringify(cols);
+  return { base: JSON.stringify(cols), costs: JSON.stringify(costCols) };
 }
 
 /** The live entries of a map over a day's items, newest version of each order (a live entry wins a tie with a tombstone), by order id. */
@@ -659,14 +692,17 @@ function liveDayRows(items: ReadonlyArray<Record<string, unknown> | null | undef
 }
 
 /** A day copy's attributes from the day's order items: its columns, or `x` when they do not fit or cannot hold a fact exactly. */
-export function dayCopyAttributes(day: string, items: ReadonlyArray<Record<string, unknown> | null | undefined>, maxBytes = DAY_COPY_MAX_BYTES): { c: Uint8Array; d: Uint8Array } | { x: 1 } {
+export function dayCopyAttributes(
+  day: string,
+  items: ReadonlyArray<Record<string, unknown> | null | undefined>,
+  maxBytes = DAY_COPY_MAX_BYTES,
+): { c: Uint8Array; d: Uint8Array; ci: Uint8Array; di: Uint8Array } | { x: 1 } {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
   const placed = encodeDayColumns(liveDayRows(items, 'o'), dayStart);
   const refunded = encodeDayColumns(liveDayRows(items, 'r'), dayStart);
   if (placed === undefined || refunded === undefined) return { x: 1 };
-  const c = gzipSync(placed);
-  const d = gzipSync(refunded);
-  return c.byteLength + d.byteLength > maxBytes ? { x: 1 } : { c, d };
+  const copy = { c: gzipSync(placed.base), d: gzipSync(refunded.base), ci: gzipSync(placed.costs), di: gzipSync(refunded.costs) };
+  return Object.values(copy).reduce((sum, part) => sum + part.byteLength, 0) > maxBytes ? { x: 1 } : copy;
 }
 
 /**
@@ -700,7 +736,7 @@ async function repackTouched(keys: readonly ItemKey[]): Promise<void> {
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression: 'x' in copy ? 'SET x = :x, done = :want REMOVE c, d' : 'SET c = :c, d = :d, done = :want REMOVE x',
+          UpdateExpression: 'x' in copy ? 'SET x = :x, done = :want REMOVE c, d, ci, di' : 'SET c = :c, d = :d, ci = :ci, di = :di, done = :want REMOVE x',
           ConditionExpression: 'want = :want',
           ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(copy).map(([name, value]) => [`:${name}`, value])), ':want': want },
         }),
@@ -734,8 +770,16 @@ const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS,
  * kept, with the digest only for `customers`. Strings are the copy's dictionary entries, tag
  * lists shared by the orders that have them.
  */
-function offerDayColumns(found: Found, cols: DayColumns, dayStart: number, keep: (cols: DayColumns, i: number, refundAt: number, refunds: number) => boolean, customers: boolean): void {
+function offerDayColumns(
+  found: Found,
+  cols: DayColumns,
+  dayStart: number,
+  keep: (cols: DayColumns, i: number, refundAt: number, refunds: number) => boolean,
+  customers: boolean,
+  costCols?: DayCostColumns,
+): void {
   const strings = cols.s;
+  let itemAt = 0;
   const at = (index: number) => (index < 0 ? null : strings[index]!);
   const tagLists = cols.tl.map((list) => Object.freeze(list.map((index) => strings[index]!)) as unknown as string[]);
   const tagsAt = (index: number) => (index < 0 ? NO_TAGS : tagLists[index]!);
@@ -752,6 +796,9 @@ function offerDayColumns(found: Found, cols: DayColumns, dayStart: number, keep:
     if (earlierCount > 0) earlierAt += earlierCount;
     let identifiers: [number, string[], string[], string[]] | undefined;
     if (identityAt < cols.idn.length && cols.idn[identityAt]![0] === i) identifiers = cols.idn[identityAt++];
+    const itemCount = costCols ? costCols.n[i]! : -1;
+    const firstItem = itemAt;
+    if (itemCount > 0) itemAt += itemCount;
     const orderId = cols.id[i]!;
     const v = cols.v[i]!;
     let slot = found.at.get(orderId);
@@ -790,68 +837,87 @@ function offerDayColumns(found: Found, cols: DayColumns, dayStart: number, keep:
       }
       order.customerDigest = { customerId: customerId === 0 ? orderId : customerId, earlier };
     }
+    if (costCols) {
+      if (itemCount >= 0) {
+        const items: NonNullable<QueryOrder['items']> = new Array(itemCount);
+        for (let k = 0; k < itemCount; k++) {
+          const at = firstItem + k;
+          const sku = costCols.sku[at]!;
+          const cost = costCols.c[at]!;
+          const item: NonNullable<QueryOrder['items']>[number] = sku < 0 ? { quantity: costCols.q[at]!, price: costCols.p[at]! } : { sku: costCols.s[sku]!, quantity: costCols.q[at]!, price: costCols.p[at]! };
+          if (cost !== null) item.cost = cost;
+          items[k] = item;
+        }
+        order.items = items;
+      }
+      const shipping = costCols.sh[i]!;
+      if (shipping !== null) order.shippingCost = shipping;
+    }
     found.orders[slot] = order;
   }
 }
 
 /**
  * The orders of [from, to) from the day copies of its UTC days (placed, and with `refunded` the
- * refunded), each copy unpacked as its BatchGetItem call answers; the days whose copy is not
- * current are read from their shards' lean copies into the same `found` (newest version wins).
+ * refunded; with `costs` their cost columns too), each BatchGetItem call's copies unpacked in one
+ * gunzip and parse as it answers; the days whose copy is not current are read from their shards'
+ * lean copies into the same `found` (the newest version of an order wins).
  */
-async function readDayCopies(pixelId: string, from: number, to: number, options: { refunded: boolean; customers: boolean }): Promise<Record<'o' | 'r', QueryOrder[]>> {
+async function readDayCopies(pixelId: string, from: number, to: number, options: { refunded: boolean } & FactParts): Promise<Record<'o' | 'r', QueryOrder[]>> {
   const found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() };
-  const placedKeep = (cols: DayColumns, i: number, dayStart: number) => {
+  const placedKeep = (dayStart: number) => (cols: DayColumns, i: number) => {
     const t = dayStart + cols.t[i]!;
     return t >= from && t < to;
   };
-  const refundKeep = (cols: DayColumns, first: number, count: number, dayStart: number) => {
+  const refundKeep = (dayStart: number) => (cols: DayColumns, _i: number, first: number, count: number) => {
     for (let k = first; k < first + count; k++) {
       const t = dayStart + cols.rt[k]!;
       if (t >= from && t < to) return true;
     }
     return false;
   };
+  // The attributes read per map: its columns, then (with costs) its cost columns.
+  const maps: Array<{ map: 'o' | 'r'; attributes: string[] }> = [
+    { map: 'o', attributes: options.costs ? ['c', 'ci'] : ['c'] },
+    ...(options.refunded ? [{ map: 'r' as const, attributes: options.costs ? ['d', 'di'] : ['d'] }] : []),
+  ];
+  const perCopy = options.costs ? 2 : 1;
   const behind: string[] = [];
   const unpacking: Array<Promise<void>> = [];
   const onItems = (items: Array<Record<string, unknown>>) => {
     const copies: Uint8Array[] = [];
-    const dayStarts: number[] = [];
+    const groups: Array<{ map: 'o' | 'r'; dayStart: number }> = [];
     for (const item of items) {
       const day = dayOfCopyKey(item.PK as string);
-      if (item.done !== item.want || !(item.c instanceof Uint8Array) || (options.refunded && !(item.d instanceof Uint8Array))) {
+      if (item.done !== item.want || maps.some(({ attributes }) => attributes.some((name) => !(item[name] instanceof Uint8Array)))) {
         behind.push(day);
         continue;
       }
       const dayStart = Date.parse(`${day}T00:00:00Z`);
-      copies.push(item.c);
-      dayStarts.push(dayStart);
-      if (options.refunded) {
-        copies.push(item.d as Uint8Array);
-        dayStarts.push(dayStart);
+      for (const { map, attributes } of maps) {
+        for (const name of attributes) copies.push(item[name] as Uint8Array);
+        groups.push({ map, dayStart });
       }
     }
     if (copies.length === 0) return;
     unpacking.push(
-      unpackAll<DayColumns>(copies).then((all) => {
-        all.forEach((cols, index) => {
-          const dayStart = dayStarts[index]!;
-          const refundedCopy = options.refunded && index % 2 === 1;
-          if (refundedCopy) offerDayColumns(found.r, cols, dayStart, (c, _i, first, count) => refundKeep(c, first, count, dayStart), options.customers);
-          else offerDayColumns(found.o, cols, dayStart, (c, i) => placedKeep(c, i, dayStart), options.customers);
+      unpackAll<DayColumns | DayCostColumns>(copies).then((all) => {
+        groups.forEach(({ map, dayStart }, index) => {
+          const cols = all[index * perCopy] as DayColumns;
+          const costCols = options.costs ? (all[index * perCopy + 1] as DayCostColumns) : undefined;
+          offerDayColumns(found[map], cols, dayStart, map === 'o' ? placedKeep(dayStart) : refundKeep(dayStart), options.customers, costCols);
         });
       }),
     );
   };
   await batchGet(
     utcDays(from, to).map((day) => dayCopyKey(pixelId, day)),
-    { concurrency: READ_CONCURRENCY, attributes: options.refunded ? ['c', 'd', 'want', 'done'] : ['c', 'want', 'done'], onItems },
+    { concurrency: READ_CONCURRENCY, attributes: [...maps.flatMap(({ attributes }) => attributes), 'want', 'done'], onItems },
   );
   await Promise.all(unpacking);
   if (behind.length > 0) {
-    const parts = { costs: false, customers: options.customers };
     const keys = behind.flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
-    await readDayItems(keys, { o: placedIn(from, to, parts), ...(options.refunded ? { r: refundedIn(from, to, parts) } : {}) }, true, found);
+    await readDayItems(keys, { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true, found);
   }
   return { o: keptOrders(found.o), r: keptOrders(found.r) };
 }
@@ -1204,10 +1270,7 @@ export async function readOrderFacts(
   to: number,
   options: { refunded: boolean } & FactParts,
 ): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
-  // The day copies hold no line items: the cost measures read the shards' lean copies.
-  const found = options.costs
-    ? await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true)
-    : await readDayCopies(pixelId, from, to, options);
+  const found = await readDayCopies(pixelId, from, to, options);
   return { placed: found.o, refunded: found.r };
 }
 

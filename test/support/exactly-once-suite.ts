@@ -177,7 +177,7 @@ async function snapshot(pixelId: string): Promise<unknown> {
           if (item.done !== item.want) return { staleDayCopy: item.PK };
           const day = String(item.PK).split('#QD#')[1]!;
           const expected = dayCopyAttributes(day, mine.filter((other) => other.SK === 'FACTS' && String(other.PK).startsWith(`PIXEL#${pixelId}#QO#${day}#`)));
-          const text = (copy: Record<string, unknown>) => ('x' in copy && copy.x ? 'x' : `${gunzipSync(copy.c as Uint8Array).toString('utf8')}\n${gunzipSync(copy.d as Uint8Array).toString('utf8')}`);
+          const text = (copy: Record<string, unknown>) => ('x' in copy && copy.x ? 'x' : ['c', 'd', 'ci', 'di'].map((name) => gunzipSync(copy[name] as Uint8Array).toString('utf8')).join('\n'));
           if (text(item) !== text(expected)) return { dayCopyDiffers: item.PK };
           return undefined;
         }
