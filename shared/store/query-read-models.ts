@@ -760,6 +760,21 @@ function initialDayCopies(items: ReadonlyArray<{ key: ItemKey; maps: Record<stri
   return [...byDay.values()].map(({ key, items: dayItems }) => ({ PutRequest: { Item: { ...key, want: 1, done: 1, ...dayCopyAttributes(dayOfCopyKey(key.PK), dayItems) } } }));
 }
 
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/**
+ * The `toISOString()` form of an instant `offset` ms from the start of `day` (`YYYY-MM-DD`),
+ * written from the day's prefix when it falls within that day: `Date#toISOString` cost about a
+ * microsecond an order, a tenth of a 365-day query.
+ */
+export function isoAt(day: string, dayStart: number, offset: number): string {
+  if (offset < 0 || offset >= DAY_MS) return new Date(dayStart + offset).toISOString();
+  const seconds = Math.floor(offset / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return `${day}T${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[offset % 1000]}Z`;
+}
+
 const NO_TAGS: string[] = Object.freeze([]) as unknown as string[];
 /** The customer of a lean fact (a usable digest says who the customer is): shared, never written to. */
 const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS, emailHashes: NO_TAGS, phoneHashes: NO_TAGS }) as QueryOrder['customer'];
@@ -779,6 +794,7 @@ function offerDayColumns(
   costCols?: DayCostColumns,
 ): void {
   const strings = cols.s;
+  const day = new Date(dayStart).toISOString().slice(0, 10);
   let itemAt = 0;
   const at = (index: number) => (index < 0 ? null : strings[index]!);
   const tagLists = cols.tl.map((list) => Object.freeze(list.map((index) => strings[index]!)) as unknown as string[]);
@@ -812,10 +828,10 @@ function offerDayColumns(
       continue;
     }
     const decodedRefunds: QueryOrder['refunds'] = new Array(refunds);
-    for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: new Date(dayStart + cols.rt[firstRefund + k]!).toISOString() };
+    for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: isoAt(day, dayStart, cols.rt[firstRefund + k]!) };
     const order: QueryOrder = {
       orderId,
-      orderDate: new Date(dayStart + cols.t[i]!).toISOString(),
+      orderDate: isoAt(day, dayStart, cols.t[i]!),
       value: cols.val[i]!,
       currency: at(cols.cur[i]!),
       sourceName: at(cols.src[i]!),
