@@ -216,7 +216,9 @@ function addOrders(
     if (filter && !evaluateFilter(filter, (field) => ORDER_FILTER_FIELDS[field]?.(order, type))) return undefined;
     return { customer, type };
   };
-  const dimensionValues = (order: QueryOrder, type: string) => spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type));
+  // Without dimensions every order goes to its bucket's one cell: no list of values per order.
+  const noValues: DimensionValue[][] = [];
+  const dimensionValues = (order: QueryOrder, type: string) => (spec.dimensions.length === 0 ? noValues : spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type)));
   const byOrderDate = spec.orderSettings.refundDateAttribution === 'order_date';
   // Distinct customers are a set per cell: filled only when a measure reads them.
   const countsCustomers = spec.measures.includes('orders.customers');
