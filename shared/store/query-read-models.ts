@@ -27,6 +27,9 @@ import { isConditionFailure } from './condition-failure';
  *                               and / `PACKED` { p, q, lp, lq, want, done }: the live entries of `o` and `r` packed
  *                               (`packEntries`), whole in `p`/`q` and lean in `lp`/`lq` (`leanFact`: without the
  *                               customer identifiers a usable digest makes unneeded); current when `done` equals `want`
+ * - orders by UTC day, columnar `PIXEL#<p>#QD#<YYYY-MM-DD>`          / `COLS` { c, d, ci, di, want, done }: the day's 8 items'
+ *                               live `o` and `r` entries merged, lean, as columns (`dayCopyAttributes`); what the
+ *                               order reads read, one item a day
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
@@ -40,8 +43,9 @@ import { isConditionFailure } from './condition-failure';
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
- * without reading anything else. A query reads the day items its range touches (8 order shards a day,
- * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
+ * without reading anything else. A query reads the day copies of the UTC days its range touches
+ * (one a day, by BatchGetItem; a day whose copy is behind from its 8 shards' packed copies), never
+ * another pixel's or day's items.
  *
  * Exactness without transactions:
  * - An order entry carries the order store's `version`; a write applies only when the stored
@@ -1274,11 +1278,11 @@ const dayItemKeys = (pixelId: string, from: number, to: number) =>
   utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
 
 /**
- * What the query and cohort reads need of [from, to), in one read of the range's packed day
- * items: the orders placed in it and, with `refunded`, the orders with a refund processed in it.
- * Lean facts (`leanFact`): an order whose digest is usable comes without its customer's
- * identifiers. Items and shipping cost only with `costs`, the digest only with `customers`: the
- * objects a query would build and never read are most of its garbage.
+ * What the query, cohort and attribution reads need of [from, to), in one read of the range's
+ * day copies (`readDayCopies`): the orders placed in it and, with `refunded`, the orders with a
+ * refund processed in it. Lean facts (`leanFact`): an order whose digest is usable comes without
+ * its customer's identifiers. Items and shipping cost only with `costs`, the digest only with
+ * `customers`: the objects a query would build and never read are most of its garbage.
  */
 export async function readOrderFacts(
   pixelId: string,
