@@ -14,7 +14,7 @@ import { DAY_GRANULARITIES, noExchangeRate, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
-import type { QueryEvent, QueryOrder, RangeData } from './query-data';
+import { orderTimeOf, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
 
 export { calendarOf, DAY_GRANULARITIES } from './ad-day-cells';
@@ -224,7 +224,7 @@ function addOrders(
   const countsCustomers = spec.measures.includes('orders.customers');
 
   for (const order of data.orders) {
-    const at = parseInstant(order.orderDate);
+    const at = orderTimeOf(order);
     if (at < range.start || at >= range.end) continue;
     const who = included(order);
     if (!who) continue;

@@ -833,9 +833,11 @@ function offerDayColumns(
     }
     const decodedRefunds: QueryOrder['refunds'] = new Array(refunds);
     for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: isoAt(day, dayStart, cols.rt[firstRefund + k]!) };
+    const orderTime = dayStart + cols.t[i]!;
     const order: QueryOrder = {
       orderId,
       orderDate: isoAt(day, dayStart, cols.t[i]!),
+      orderTime,
       value: cols.val[i]!,
       currency: at(cols.cur[i]!),
       sourceName: at(cols.src[i]!),
