@@ -541,9 +541,9 @@ const dayOfCopyKey = (pk: string) => pk.slice(pk.lastIndexOf(DAY_COPY_MARK) + DA
 
 /**
  * The most a day copy's two columns may take gzipped: DynamoDB's item cap is 400 KB, and a day
- * over it is read from its shards. The bench's days take about 10 KB; a day of 8,500 orders with
- * two identifiers each and a digest of one earlier order about 250 KB
- * (query-read-models-large-day.test.ts).
+ * over it is read from its shards. The bench's days (about 275 orders) take a few KB; a day of
+ * 8,500 orders with two identifiers and two line items each and a digest of one earlier order
+ * about 80 KB (query-day-copies.test.ts); digests of 50 earlier orders make it larger.
  */
 export const DAY_COPY_MAX_BYTES = 350_000;
 
