@@ -43,7 +43,7 @@ export interface RouteCapabilities {
 const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
 const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
 /** The query endpoint: settings, currency rates, ad spend and the query read models. */
-const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'queryEventFacts', 'queryEventRollups'];
+const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'queryEventFacts', 'queryEventRollups'];
 
 export const routes = {
   getAccount: {
@@ -207,7 +207,7 @@ export const routes = {
     writes: false,
     summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
     // Orders and their customers' histories, costed: no ad or event item.
-    capabilities: reads('pixelHead', 'skuCosts', 'fxRates', 'queryOrdersByDay', 'queryOrderFacts'),
+    capabilities: reads('pixelHead', 'skuCosts', 'fxRates', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts'),
   },
   queryAds: {
     method: 'POST',
@@ -230,7 +230,7 @@ export const routes = {
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
     // Orders, their journeys and ad spend, with the account's reporting zone that says which daily
     // ad rollups answer; no order settings, costs or event read model (touchpoints live in the journeys).
-    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
+    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
   },
   ingestEvents: {
     method: 'POST',

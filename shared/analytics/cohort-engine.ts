@@ -7,7 +7,7 @@ import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
-import type { QueryOrder } from './query-data';
+import { orderTimeOf, type QueryOrder } from './query-data';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
 import { parseInstant } from '../time/iso-8601';
@@ -99,7 +99,7 @@ export function computeCohorts(
   for (const [customer, firstOrderId] of customers.firstOrderOf) {
     const first = byId.get(firstOrderId);
     if (!first) continue;
-    const at = parseInstant(first.orderDate);
+    const at = orderTimeOf(first);
     if (at < range.start || at >= range.end) continue;
     if (spec.filters && !evaluateFilter(spec.filters, (field) => ORDER_FILTER_FIELDS[field]?.(first, 'new'))) continue;
     const index = bucketIndex(cohortBuckets, at);
@@ -134,7 +134,7 @@ export function computeCohorts(
     const index = cohortOf.get(customer);
     if (index === undefined || !countsOrder(order, spec.orderSettings)) continue;
     const cohort = cohorts[index]!;
-    const period = periodOf(index, parseInstant(order.orderDate));
+    const period = periodOf(index, orderTimeOf(order));
     if (period >= 0) {
       const parts = cohort.periods[period]!;
       parts.orders += 1;

@@ -1,6 +1,7 @@
 import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import type { Ad } from '../schemas/ad-import';
 import type { FinancialStatus } from '../orders/order';
+import { parseInstant } from '../time/iso-8601';
 
 /**
  * What the query engine reads for one range: the facts the read models keep, already narrowed to
@@ -12,6 +13,11 @@ export interface QueryOrder {
   orderId: string;
   /** ISO instant, UTC, `toISOString()` form. */
   orderDate: string;
+  /**
+   * `orderDate` in epoch milliseconds, when the reader has it as a number (the store's day
+   * copies): the engines read it instead of parsing the text back (`orderTimeOf`).
+   */
+  orderTime?: number;
   value: number | null;
   currency: string | null;
   sourceName: string | null;
@@ -77,3 +83,6 @@ export interface RangeData {
    */
   ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[]; cells?: Float64Array }>;
 }
+
+/** An order's date in epoch milliseconds: `orderTime` when the reader gave it, else parsed from `orderDate`. */
+export const orderTimeOf = (order: Pick<QueryOrder, 'orderDate' | 'orderTime'>): number => order.orderTime ?? parseInstant(order.orderDate);

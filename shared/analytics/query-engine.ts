@@ -14,7 +14,7 @@ import { DAY_GRANULARITIES, noExchangeRate, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
-import type { QueryEvent, QueryOrder, RangeData } from './query-data';
+import { orderTimeOf, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
 
 export { calendarOf, DAY_GRANULARITIES } from './ad-day-cells';
@@ -216,13 +216,15 @@ function addOrders(
     if (filter && !evaluateFilter(filter, (field) => ORDER_FILTER_FIELDS[field]?.(order, type))) return undefined;
     return { customer, type };
   };
-  const dimensionValues = (order: QueryOrder, type: string) => spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type));
+  // Without dimensions every order goes to its bucket's one cell: no list of values per order.
+  const noValues: DimensionValue[][] = [];
+  const dimensionValues = (order: QueryOrder, type: string) => (spec.dimensions.length === 0 ? noValues : spec.dimensions.map((dimension) => ORDER_DIMENSIONS[dimension]!(order, type)));
   const byOrderDate = spec.orderSettings.refundDateAttribution === 'order_date';
   // Distinct customers are a set per cell: filled only when a measure reads them.
   const countsCustomers = spec.measures.includes('orders.customers');
 
   for (const order of data.orders) {
-    const at = parseInstant(order.orderDate);
+    const at = orderTimeOf(order);
     if (at < range.start || at >= range.end) continue;
     const who = included(order);
     if (!who) continue;

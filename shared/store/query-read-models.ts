@@ -30,6 +30,9 @@ import { eventTtl } from './retention';
  *                               and / `PACKED` { p, q, lp, lq, want, done }: the live entries of `o` and `r` packed
  *                               (`packEntries`), whole in `p`/`q` and lean in `lp`/`lq` (`leanFact`: without the
  *                               customer identifiers a usable digest makes unneeded); current when `done` equals `want`
+ * - orders by UTC day, columnar `PIXEL#<p>#QD#<YYYY-MM-DD>`          / `COLS` { c, d, ci, di, want, done }: the day's 8 items'
+ *                               live `o` and `r` entries merged, lean, as columns (`dayCopyAttributes`); what the
+ *                               order reads read, one item a day
  * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
  *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
  *                               a customer's orders
@@ -47,8 +50,9 @@ import { eventTtl } from './retention';
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
  * the customer's earliest order id and the counting fields of every earlier order of the customer
  * (up to MAX_DIGEST_ORDERS), from which a query decides "first counted order" under any settings
- * without reading anything else. A query reads the day items its range touches (8 order shards a day,
- * by BatchGetItem, reading only one packed copy of each), never another pixel's or day's items.
+ * without reading anything else. A query reads the day copies of the UTC days its range touches
+ * (one a day, by BatchGetItem; a day whose copy is behind from its 8 shards' packed copies), never
+ * another pixel's or day's items.
  *
  * Exactness without transactions:
  * - An order entry carries the order store's `version`; a write applies only when the stored
@@ -297,7 +301,7 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
     applied.flatMap(({ identities }) => identities),
     touched,
   );
-  await mapWithConcurrency(await Promise.all(touched.values()), WRITE_CONCURRENCY, repack);
+  await repackTouched(await Promise.all(touched.values()));
   await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
     const before = known.pointers.get(pointer.PK as string);
     // A pointer already as it would be written (the same state projected again) is left alone.
@@ -513,14 +517,20 @@ export function leanFact(fact: string): string {
 
 const packedKey = (key: ItemKey): ItemKey => ({ PK: key.PK, SK: PACKED_SK });
 
+/** Marks a day item's packed copy, and its day's columnar copy, behind a change about to begin. */
 async function markBehind(key: ItemKey): Promise<void> {
-  await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: packedKey(key), UpdateExpression: 'ADD want :one', ExpressionAttributeValues: { ':one': 1 } }));
+  const add = (copyKey: ItemKey) => documentClient.send(new UpdateCommand({ TableName: tableName(), Key: copyKey, UpdateExpression: 'ADD want :one', ExpressionAttributeValues: { ':one': 1 } }));
+  await Promise.all([add(packedKey(key)), add(dayCopyKeyOf(key))]);
 }
 
-/** Packs a day item's maps at the change count read before them; a change begun since makes the write a no-op (its own run packs again). */
-async function repack(key: ItemKey): Promise<void> {
+/**
+ * Packs a day item's maps at the change count read before them; a change begun since makes the
+ * write a no-op (its own run packs again). Returns the day item as read (null when absent), or
+ * undefined when it was not read.
+ */
+async function repack(key: ItemKey): Promise<Record<string, unknown> | null | undefined> {
   const { Item: copy } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: packedKey(key), ConsistentRead: true }));
-  if (!copy || typeof copy.want !== 'number') return;
+  if (!copy || typeof copy.want !== 'number') return undefined;
   const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   try {
     await documentClient.send(
@@ -540,6 +550,448 @@ async function repack(key: ItemKey): Promise<void> {
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+  return Item ?? null;
+}
+
+/**
+ * One lean columnar copy of a UTC day's order facts, `PIXEL#<p>#QD#<YYYY-MM-DD>` / `COLS`
+ * { c, d, want, done } (or { x, want, done } for a day that does not fit), kept beside the day's 8
+ * order items: `c` the live orders placed that day, `d` the live orders with a refund processed
+ * that day, merged over the shards (newest version of each order), each a gzipped JSON object of
+ * columns (`DayColumns`). The query, attribution and (without cost measures) cohort reads read
+ * one item per day instead of 8, and decode numbers and small dictionary indexes instead of a
+ * JSON array per order: order times and refund times are milliseconds from the day's start,
+ * currency, source, gateway, status and tag lists indexes into the copy's own dictionary; the
+ * customer digest as columns too; identifiers only for orders without a usable digest (as the lean
+ * copies); no line items or shipping cost (the cost measures read the shards' lean copies).
+ * `want`/`done` as the packed copies': `want` counts changes begun on any of the day's items
+ * (`markBehind`), `done` the count the copy was built at. A reader takes the copy only when
+ * current; otherwise (a change not packed yet, a day over `DAY_COPY_MAX_BYTES`, a fact the
+ * columns cannot hold exactly) it reads that day's shard copies. A day without the item has no
+ * orders: the item is created by the first change's mark, before any entry is written. Its own
+ * key prefix (`QD`), so data written before it existed is not read beside it until
+ * `rebuild-read-models` writes it (README upgrade note).
+ */
+const DAY_COPY_SK = 'COLS';
+const DAY_COPY_MARK = '#QD#';
+const dayCopyKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}${DAY_COPY_MARK}${day}`, SK: DAY_COPY_SK });
+/** The day copy of an order day item (`PIXEL#<p>#QO#<day>#<shard>`). */
+const dayCopyKeyOf = (key: ItemKey): ItemKey => {
+  const at = key.PK.lastIndexOf('#QO#');
+  return { PK: `${key.PK.slice(0, at)}${DAY_COPY_MARK}${key.PK.slice(at + 4, at + 14)}`, SK: DAY_COPY_SK };
+};
+/** The order day items a day copy is built from. */
+const shardKeysOfDayCopy = (key: ItemKey): ItemKey[] => {
+  const at = key.PK.lastIndexOf(DAY_COPY_MARK);
+  const pixelPart = key.PK.slice(0, at);
+  const day = key.PK.slice(at + DAY_COPY_MARK.length);
+  return Array.from({ length: ORDER_SHARDS }, (_, shard) => ({ PK: `${pixelPart}#QO#${day}#${shard}`, SK: FACTS_SK }));
+};
+const dayOfCopyKey = (pk: string) => pk.slice(pk.lastIndexOf(DAY_COPY_MARK) + DAY_COPY_MARK.length);
+
+/**
+ * The most a day copy's two columns may take gzipped: DynamoDB's item cap is 400 KB, and a day
+ * over it is read from its shards. The bench's days (about 275 orders) take a few KB; a day of
+ * 8,500 orders with two identifiers and two line items each and a digest of one earlier order
+ * about 80 KB (query-day-copies.test.ts); digests of 50 earlier orders make it larger.
+ */
+export const DAY_COPY_MAX_BYTES = 350_000;
+
+/**
+ * A day's orders as columns, one entry per order (by order id) in each per-order column; `s` is
+ * the copy's dictionary of strings, which the index columns point into (-1 for null).
+ */
+interface DayColumns {
+  s: string[];
+  /** Tag lists, as indexes into `s`; `tg` points into it (-1 for no tags). */
+  tl: number[][];
+  id: string[];
+  v: number[];
+  /** Order time, ms from the day's start (negative for an order placed before a refund day). */
+  t: number[];
+  val: Array<number | null>;
+  cur: number[];
+  src: number[];
+  gw: number[];
+  st: number[];
+  tg: number[];
+  /** Refunds per order; their amounts and times (ms from the day's start), in order. */
+  rn: number[];
+  ra: number[];
+  rt: number[];
+  /** The digest's customer id: 0 when it is the order itself, null without a digest. */
+  cu: Array<string | 0 | null>;
+  /** The digest's earlier orders per order (-1: cut, the query reads the history), their counting fields in order. */
+  en: number[];
+  es: number[];
+  esrc: number[];
+  etg: number[];
+  ev: Array<number | null>;
+  egw: number[];
+  /** Identifiers of the orders without a usable digest: [order index, userIds, emailHashes, phoneHashes]. */
+  idn: Array<[number, string[], string[], string[]]>;
+}
+
+/**
+ * What costing reads of the same orders (same order), apart so that only cost measures read it:
+ * line items per order (-1: the fact has none), their SKU (index into `s`, -1 none), quantity,
+ * price and cost, and each order's shipping cost.
+ */
+interface DayCostColumns {
+  s: string[];
+  n: number[];
+  sku: number[];
+  q: number[];
+  p: number[];
+  c: Array<number | null>;
+  sh: Array<number | null>;
+}
+
+/** The columns of a day's orders, or undefined when a time does not read back as stored (not `toISOString()` form). */
+function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrder]>, dayStart: number): { base: string; costs: string } | undefined {
+  const costCols: DayCostColumns = { s: [], n: [], sku: [], q: [], p: [], c: [], sh: [] };
+  const skuAt = new Map<string, number>();
+  const cols: DayColumns = { s: [], tl: [], id: [], v: [], t: [], val: [], cur: [], src: [], gw: [], st: [], tg: [], rn: [], ra: [], rt: [], cu: [], en: [], es: [], esrc: [], etg: [], ev: [], egw: [], idn: [] };
+  const stringAt = new Map<string, number>();
+  const str = (value: string | null): number => {
+    if (value === null) return -1;
+    let at = stringAt.get(value);
+    if (at === undefined) {
+      at = cols.s.length;
+      cols.s.push(value);
+      stringAt.set(value, at);
+    }
+    return at;
+  };
+  const tagListAt = new Map<string, number>();
+  const tagList = (tags: readonly string[]): number => {
+    if (tags.length === 0) return -1;
+    const key = JSON.stringify(tags);
+    let at = tagListAt.get(key);
+    if (at === undefined) {
+      at = cols.tl.length;
+      cols.tl.push(tags.map(str));
+      tagListAt.set(key, at);
+    }
+    return at;
+  };
+  const offset = (iso: string): number | undefined => {
+    const at = Date.parse(iso);
+    return Number.isFinite(at) && new Date(at).toISOString() === iso ? at - dayStart : undefined;
+  };
+  for (const [orderId, v, order] of rows) {
+    const t = offset(order.orderDate);
+    if (t === undefined) return undefined;
+    cols.id.push(orderId);
+    cols.v.push(v);
+    cols.t.push(t);
+    cols.val.push(order.value);
+    cols.cur.push(str(order.currency));
+    cols.src.push(str(order.sourceName));
+    cols.gw.push(str(order.paymentGateway));
+    cols.st.push(str(order.financialStatus));
+    cols.tg.push(tagList(order.tags));
+    cols.rn.push(order.refunds.length);
+    for (const refund of order.refunds) {
+      const rt = offset(refund.processedAt);
+      if (rt === undefined) return undefined;
+      cols.ra.push(refund.amount);
+      cols.rt.push(rt);
+    }
+    const digest = order.customerDigest;
+    cols.cu.push(digest ? (digest.customerId === orderId ? 0 : digest.customerId) : null);
+    cols.en.push(digest?.earlier ? digest.earlier.length : -1);
+    for (const earlier of digest?.earlier ?? []) {
+      cols.es.push(str(earlier.financialStatus));
+      cols.esrc.push(str(earlier.sourceName));
+      cols.etg.push(tagList(earlier.tags));
+      cols.ev.push(earlier.value);
+      cols.egw.push(str(earlier.paymentGateway));
+    }
+    const { userIds, emailHashes, phoneHashes } = order.customer;
+    if ((!digest || digest.earlier === null) && userIds.length + emailHashes.length + phoneHashes.length > 0) cols.idn.push([cols.id.length - 1, userIds, emailHashes, phoneHashes]);
+    costCols.n.push(order.items ? order.items.length : -1);
+    for (const item of order.items ?? []) {
+      let sku = -1;
+      if (item.sku !== undefined) {
+        sku = skuAt.get(item.sku) ?? costCols.s.length;
+        if (sku === costCols.s.length) {
+          costCols.s.push(item.sku);
+          skuAt.set(item.sku, sku);
+        }
+      }
+      costCols.sku.push(sku);
+      costCols.q.push(item.quantity);
+      costCols.p.push(item.price);
+      costCols.c.push(item.cost ?? null);
+    }
+    costCols.sh.push(order.shippingCost ?? null);
+  }
+  return { base: JSON.stringify(cols), costs: JSON.stringify(costCols) };
+}
+
+/** The live entries of a map over a day's items, newest version of each order (a live entry wins a tie with a tombstone), by order id. */
+function liveDayRows(items: ReadonlyArray<Record<string, unknown> | null | undefined>, map: 'o' | 'r'): Array<[string, number, QueryOrder]> {
+  const newest = new Map<string, OrderEntry>();
+  for (const item of items) {
+    for (const [orderId, entry] of Object.entries((item?.[map] ?? {}) as Record<string, OrderEntry>)) {
+      const known = newest.get(orderId);
+      if (!known || known.v < entry.v || (known.v === entry.v && known.f === undefined)) newest.set(orderId, entry);
+    }
+  }
+  return [...newest]
+    .filter(([, entry]) => entry.f !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([orderId, entry]) => [orderId, entry.v, decodeFact(orderId, entry.f!)]);
+}
+
+/** A day copy's attributes from the day's order items: its columns, or `x` when they do not fit or cannot hold a fact exactly. */
+export function dayCopyAttributes(
+  day: string,
+  items: ReadonlyArray<Record<string, unknown> | null | undefined>,
+  maxBytes = DAY_COPY_MAX_BYTES,
+): { c: Uint8Array; d: Uint8Array; ci: Uint8Array; di: Uint8Array } | { x: 1 } {
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  const placed = encodeDayColumns(liveDayRows(items, 'o'), dayStart);
+  const refunded = encodeDayColumns(liveDayRows(items, 'r'), dayStart);
+  if (placed === undefined || refunded === undefined) return { x: 1 };
+  const copy = { c: gzipSync(placed.base), d: gzipSync(refunded.base), ci: gzipSync(placed.costs), di: gzipSync(refunded.costs) };
+  return Object.values(copy).reduce((sum, part) => sum + part.byteLength, 0) > maxBytes ? { x: 1 } : copy;
+}
+
+/**
+ * Packs the day items a projection run changed (`repack`), then the columnar copies of their
+ * days: each day copy's change count is read before any of its day's items, so a change begun
+ * after makes its write a no-op (that change's run packs again). The items the packing read are
+ * reused; the day's other items are read once.
+ */
+async function repackTouched(keys: readonly ItemKey[]): Promise<void> {
+  const days = [...new Map(keys.filter(isDayItem).map((key) => dayCopyKeyOf(key)).map((key) => [key.PK, key])).values()];
+  const wants = new Map(
+    await mapWithConcurrency(days, WRITE_CONCURRENCY, async (key) => {
+      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'want' }));
+      return [key.PK, Item?.want] as const;
+    }),
+  );
+  const read = new Map<string, Record<string, unknown> | null>();
+  await mapWithConcurrency(keys, WRITE_CONCURRENCY, async (key) => {
+    const item = await repack(key);
+    if (item !== undefined) read.set(key.PK, item);
+  });
+  await mapWithConcurrency(days, WRITE_CONCURRENCY, async (key) => {
+    const want = wants.get(key.PK);
+    if (typeof want !== 'number') return;
+    const shards = shardKeysOfDayCopy(key);
+    const unread = shards.filter((shard) => !read.has(shard.PK));
+    const items = [...shards.flatMap((shard) => (read.has(shard.PK) ? [read.get(shard.PK)] : [])), ...(unread.length > 0 ? await batchGet(unread) : [])];
+    const copy = dayCopyAttributes(dayOfCopyKey(key.PK), items);
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'x' in copy ? 'SET x = :x, done = :want REMOVE c, d, ci, di' : 'SET c = :c, d = :d, ci = :ci, di = :di, done = :want REMOVE x',
+          ConditionExpression: 'want = :want',
+          ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(copy).map(([name, value]) => [`:${name}`, value])), ':want': want },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  });
+}
+
+/** The day copies of a bulk write's order day items (`writeInitialReadModels`), current at change count 1. */
+function initialDayCopies(items: ReadonlyArray<{ key: ItemKey; maps: Record<string, Record<string, unknown>> }>): WriteRequest[] {
+  const byDay = new Map<string, { key: ItemKey; items: Array<Record<string, unknown>> }>();
+  for (const { key, maps } of items) {
+    if (!isDayItem(key)) continue;
+    const dayKey = dayCopyKeyOf(key);
+    const group = byDay.get(dayKey.PK) ?? { key: dayKey, items: [] };
+    group.items.push(maps);
+    byDay.set(dayKey.PK, group);
+  }
+  return [...byDay.values()].map(({ key, items: dayItems }) => ({ PutRequest: { Item: { ...key, want: 1, done: 1, ...dayCopyAttributes(dayOfCopyKey(key.PK), dayItems) } } }));
+}
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/**
+ * The `toISOString()` form of an instant `offset` ms from the start of `day` (`YYYY-MM-DD`),
+ * written from the day's prefix when it falls within that day: `Date#toISOString` cost about a
+ * microsecond an order, a tenth of a 365-day query.
+ */
+export function isoAt(day: string, dayStart: number, offset: number): string {
+  if (offset < 0 || offset >= DAY_MS) return new Date(dayStart + offset).toISOString();
+  const seconds = Math.floor(offset / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return `${day}T${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[offset % 1000]}Z`;
+}
+
+const NO_TAGS: string[] = Object.freeze([]) as unknown as string[];
+/** The customer of a lean fact (a usable digest says who the customer is): shared, never written to. */
+const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS, emailHashes: NO_TAGS, phoneHashes: NO_TAGS }) as QueryOrder['customer'];
+
+/**
+ * Brings `found` to the orders of one day copy: each order newer than any met is decided on its
+ * columns (`keep`: its index, its first refund's index, its refund count) and built only when
+ * kept, with the digest only for `customers`. Strings are the copy's dictionary entries, tag
+ * lists shared by the orders that have them.
+ */
+function offerDayColumns(
+  found: Found,
+  cols: DayColumns,
+  dayStart: number,
+  keep: (cols: DayColumns, i: number, refundAt: number, refunds: number) => boolean,
+  customers: boolean,
+  costCols?: DayCostColumns,
+): void {
+  const strings = cols.s;
+  const day = new Date(dayStart).toISOString().slice(0, 10);
+  let itemAt = 0;
+  const at = (index: number) => (index < 0 ? null : strings[index]!);
+  const tagLists = cols.tl.map((list) => Object.freeze(list.map((index) => strings[index]!)) as unknown as string[]);
+  const tagsAt = (index: number) => (index < 0 ? NO_TAGS : tagLists[index]!);
+  let refundAt = 0;
+  let earlierAt = 0;
+  let identityAt = 0;
+  const count = cols.id.length;
+  for (let i = 0; i < count; i++) {
+    const refunds = cols.rn[i]!;
+    const firstRefund = refundAt;
+    refundAt += refunds;
+    const earlierCount = cols.en[i]!;
+    const firstEarlier = earlierAt;
+    if (earlierCount > 0) earlierAt += earlierCount;
+    let identifiers: [number, string[], string[], string[]] | undefined;
+    if (identityAt < cols.idn.length && cols.idn[identityAt]![0] === i) identifiers = cols.idn[identityAt++];
+    const itemCount = costCols ? costCols.n[i]! : -1;
+    const firstItem = itemAt;
+    if (itemCount > 0) itemAt += itemCount;
+    const orderId = cols.id[i]!;
+    const v = cols.v[i]!;
+    let slot = found.at.get(orderId);
+    if (slot === undefined) {
+      slot = found.orders.length;
+      found.at.set(orderId, slot);
+    } else if (found.versions[slot]! >= v) continue;
+    found.versions[slot] = v;
+    if (!keep(cols, i, firstRefund, refunds)) {
+      found.orders[slot] = undefined;
+      continue;
+    }
+    const decodedRefunds: QueryOrder['refunds'] = new Array(refunds);
+    for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: isoAt(day, dayStart, cols.rt[firstRefund + k]!) };
+    const orderTime = dayStart + cols.t[i]!;
+    const order: QueryOrder = {
+      orderId,
+      orderDate: isoAt(day, dayStart, cols.t[i]!),
+      orderTime,
+      value: cols.val[i]!,
+      currency: at(cols.cur[i]!),
+      sourceName: at(cols.src[i]!),
+      tags: tagsAt(cols.tg[i]!),
+      paymentGateway: at(cols.gw[i]!),
+      financialStatus: strings[cols.st[i]!] as QueryOrder['financialStatus'],
+      refunds: decodedRefunds,
+      customer: identifiers ? { userIds: identifiers[1], emailHashes: identifiers[2], phoneHashes: identifiers[3] } : NO_IDENTIFIERS,
+    };
+    const customerId = cols.cu[i]!;
+    if (customers && customerId !== null) {
+      let earlier: DigestOrder[] | null = null;
+      if (earlierCount >= 0) {
+        earlier = new Array(earlierCount);
+        for (let k = 0; k < earlierCount; k++) {
+          const e = firstEarlier + k;
+          earlier[k] = { financialStatus: strings[cols.es[e]!] as QueryOrder['financialStatus'], sourceName: at(cols.esrc[e]!), tags: tagsAt(cols.etg[e]!), value: cols.ev[e]!, paymentGateway: at(cols.egw[e]!) };
+        }
+      }
+      order.customerDigest = { customerId: customerId === 0 ? orderId : customerId, earlier };
+    }
+    if (costCols) {
+      if (itemCount >= 0) {
+        const items: NonNullable<QueryOrder['items']> = new Array(itemCount);
+        for (let k = 0; k < itemCount; k++) {
+          const at = firstItem + k;
+          const sku = costCols.sku[at]!;
+          const cost = costCols.c[at]!;
+          const item: NonNullable<QueryOrder['items']>[number] = sku < 0 ? { quantity: costCols.q[at]!, price: costCols.p[at]! } : { sku: costCols.s[sku]!, quantity: costCols.q[at]!, price: costCols.p[at]! };
+          if (cost !== null) item.cost = cost;
+          items[k] = item;
+        }
+        order.items = items;
+      }
+      const shipping = costCols.sh[i]!;
+      if (shipping !== null) order.shippingCost = shipping;
+    }
+    found.orders[slot] = order;
+  }
+}
+
+/**
+ * The orders of [from, to) from the day copies of its UTC days (placed, and with `refunded` the
+ * refunded; with `costs` their cost columns too), each BatchGetItem call's copies unpacked in one
+ * gunzip and parse as it answers; the days whose copy is not current are read from their shards'
+ * lean copies into the same `found` (the newest version of an order wins).
+ */
+async function readDayCopies(pixelId: string, from: number, to: number, options: { refunded: boolean } & FactParts): Promise<Record<'o' | 'r', QueryOrder[]>> {
+  const found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() };
+  const placedKeep = (dayStart: number) => (cols: DayColumns, i: number) => {
+    const t = dayStart + cols.t[i]!;
+    return t >= from && t < to;
+  };
+  const refundKeep = (dayStart: number) => (cols: DayColumns, _i: number, first: number, count: number) => {
+    for (let k = first; k < first + count; k++) {
+      const t = dayStart + cols.rt[k]!;
+      if (t >= from && t < to) return true;
+    }
+    return false;
+  };
+  // The attributes read per map: its columns, then (with costs) its cost columns.
+  const maps: Array<{ map: 'o' | 'r'; attributes: string[] }> = [
+    { map: 'o', attributes: options.costs ? ['c', 'ci'] : ['c'] },
+    ...(options.refunded ? [{ map: 'r' as const, attributes: options.costs ? ['d', 'di'] : ['d'] }] : []),
+  ];
+  const perCopy = options.costs ? 2 : 1;
+  const behind: string[] = [];
+  const unpacking: Array<Promise<void>> = [];
+  const onItems = (items: Array<Record<string, unknown>>) => {
+    const copies: Uint8Array[] = [];
+    const groups: Array<{ map: 'o' | 'r'; dayStart: number }> = [];
+    for (const item of items) {
+      const day = dayOfCopyKey(item.PK as string);
+      if (item.done !== item.want || maps.some(({ attributes }) => attributes.some((name) => !(item[name] instanceof Uint8Array)))) {
+        behind.push(day);
+        continue;
+      }
+      const dayStart = Date.parse(`${day}T00:00:00Z`);
+      for (const { map, attributes } of maps) {
+        for (const name of attributes) copies.push(item[name] as Uint8Array);
+        groups.push({ map, dayStart });
+      }
+    }
+    if (copies.length === 0) return;
+    unpacking.push(
+      unpackAll<DayColumns | DayCostColumns>(copies).then((all) => {
+        groups.forEach(({ map, dayStart }, index) => {
+          const cols = all[index * perCopy] as DayColumns;
+          const costCols = options.costs ? (all[index * perCopy + 1] as DayCostColumns) : undefined;
+          offerDayColumns(found[map], cols, dayStart, map === 'o' ? placedKeep(dayStart) : refundKeep(dayStart), options.customers, costCols);
+        });
+      }),
+    );
+  };
+  await batchGet(
+    utcDays(from, to).map((day) => dayCopyKey(pixelId, day)),
+    { concurrency: READ_CONCURRENCY, attributes: [...maps.flatMap(({ attributes }) => attributes), 'want', 'done'], onItems },
+  );
+  await Promise.all(unpacking);
+  if (behind.length > 0) {
+    const keys = behind.flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
+    await readDayItems(keys, { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true, found);
+  }
+  return { o: keptOrders(found.o), r: keptOrders(found.r) };
 }
 
 
@@ -906,7 +1358,7 @@ export async function writeInitialReadModels(
     const rollup = rollupAttributes(counts);
     return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
   });
-  await batchWrite([...puts, ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...initialDayCopies([...items.values()]), ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -979,13 +1431,17 @@ const keptOrders = (found: Found) => found.orders.filter((order): order is Query
  * on the thread pool), so decoding overlaps the calls still in flight instead of following the
  * last of them, and the parsed rows die young: only the orders kept outlive a batch.
  */
-async function readDayItems(keys: readonly ItemKey[], readers: Partial<Record<'o' | 'r', MapReader>>, lean = false): Promise<Record<'o' | 'r', QueryOrder[]>> {
+async function readDayItems(
+  keys: readonly ItemKey[],
+  readers: Partial<Record<'o' | 'r', MapReader>>,
+  lean = false,
+  found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() },
+): Promise<Record<'o' | 'r', QueryOrder[]>> {
   const wholeOf = { o: 'p', r: 'q' } as const;
   const leanOf = { o: 'lp', r: 'lq' } as const;
   const maps = (['o', 'r'] as const).filter((map) => readers[map] !== undefined);
   const attributes = maps.map((map) => (lean ? leanOf[map] : wholeOf[map]));
   const stale: ItemKey[] = [];
-  const found: Record<'o' | 'r', Found> = { o: newFound(), r: newFound() };
   const unpacking: Array<Promise<void>> = [];
   const onItems = (items: Array<Record<string, unknown>>) => {
     const packed: Record<'o' | 'r', Uint8Array[]> = { o: [], r: [] };
@@ -1038,7 +1494,7 @@ const COMMA_MEMBER = gzipSync(',');
  * output buffer is sized from the members' trailers (each ends with its text's length), so the
  * inflating writes into one buffer of the exact size.
  */
-async function unpackAll(copies: readonly Uint8Array[]): Promise<PackedRow[][]> {
+async function unpackAll<T = PackedRow[]>(copies: readonly Uint8Array[]): Promise<T[]> {
   if (copies.length === 0) return [];
   const members: Uint8Array[] = [];
   let size = 0;
@@ -1054,7 +1510,7 @@ async function unpackAll(copies: readonly Uint8Array[]): Promise<PackedRow[][]> 
   const inflated = await gunzipAsync(joined, { chunkSize: Math.max(64 * 1024, Math.min(size + 1, 256 * 1024 * 1024)) });
   // Facts are nearly always ASCII, which latin1 reads as a copy where UTF-8 must decode.
   const text = isAscii(inflated) ? inflated.toString('latin1') : inflated.toString('utf8');
-  return JSON.parse(`[${text}]`) as PackedRow[][];
+  return JSON.parse(`[${text}]`) as T[];
 }
 
 const instantIn = (from: number, to: number) => (iso: string) => {
@@ -1082,11 +1538,11 @@ const dayItemKeys = (pixelId: string, from: number, to: number) =>
   utcDays(from, to).flatMap((day) => Array.from({ length: ORDER_SHARDS }, (_, shard) => orderDayKey(pixelId, day, shard)));
 
 /**
- * What the query and cohort reads need of [from, to), in one read of the range's packed day
- * items: the orders placed in it and, with `refunded`, the orders with a refund processed in it.
- * Lean facts (`leanFact`): an order whose digest is usable comes without its customer's
- * identifiers. Items and shipping cost only with `costs`, the digest only with `customers`: the
- * objects a query would build and never read are most of its garbage.
+ * What the query, cohort and attribution reads need of [from, to), in one read of the range's
+ * day copies (`readDayCopies`): the orders placed in it and, with `refunded`, the orders with a
+ * refund processed in it. Lean facts (`leanFact`): an order whose digest is usable comes without
+ * its customer's identifiers. Items and shipping cost only with `costs`, the digest only with
+ * `customers`: the objects a query would build and never read are most of its garbage.
  */
 export async function readOrderFacts(
   pixelId: string,
@@ -1094,7 +1550,7 @@ export async function readOrderFacts(
   to: number,
   options: { refunded: boolean } & FactParts,
 ): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
-  const found = await readDayItems(dayItemKeys(pixelId, from, to), { o: placedIn(from, to, options), ...(options.refunded ? { r: refundedIn(from, to, options) } : {}) }, true);
+  const found = await readDayCopies(pixelId, from, to, options);
   return { placed: found.o, refunded: found.r };
 }
 

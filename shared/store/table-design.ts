@@ -43,8 +43,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day), `#QC#<identity>`
  *                     (order facts by order day, refund day, customer identifier; `FACTS`),
  *                     `#QP#<orderId>` / `POINTER`, `#QG#<day>#<0-7>` / `<entryId>` (event facts of one
- *                     entry and day), `#QED#<day>` / `ROLLUP` (event counts by hour) and `#QEL#<day>` /
- *                     `<entryId>` (what the counts hold of one event page) (query-read-models.ts)
+ *                     entry and day), `#QED#<day>` / `ROLLUP` (event counts by hour), `#QEL#<day>` /
+ *                     `<entryId>` (what the counts hold of one event page) and `#QD#<day>` / `COLS` (a day's order facts in
+ *                     columns, what the order reads read) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
  *                     of one identifier; on an order's `o:` item its date `d` and the days its journey
  *                     is filed under `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
@@ -120,6 +121,8 @@ export const ITEM_KINDS = {
   ingestionLog: { pattern: 'PIXEL#*#LOG' },
   idempotency: { pattern: 'PIXEL#*#IDEMPOTENCY' },
   queryOrdersByDay: { pattern: 'PIXEL#*#QO#*' },
+  /** One columnar copy of a day's order facts (query-read-models.ts `readDayCopies`). */
+  queryOrderDayCopies: { pattern: 'PIXEL#*#QD#*' },
   queryOrderFacts: { pattern: 'PIXEL#*#QC#*' },
   queryOrderPointers: { pattern: 'PIXEL#*#QP#*' },
   queryEventFacts: { pattern: 'PIXEL#*#QG#*' },

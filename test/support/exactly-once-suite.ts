@@ -6,7 +6,7 @@ import { drainAll } from '../../shared/pipeline/drain';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
-import { leanFact } from '../../shared/store/query-read-models';
+import { dayCopyAttributes, leanFact } from '../../shared/store/query-read-models';
 import { appendLogEntry, type LogEntry } from '../../shared/store/log-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from './event-store';
@@ -171,6 +171,16 @@ async function snapshot(pixelId: string): Promise<unknown> {
         // they only stop a stale state from coming back, and every read skips them.
         // A day item's packed copies (`p` of map `o`, `q` of map `r`, in the `PACKED` item beside it)
         // must be current and hold what its maps hold; they are checked here and left out.
+        // A day's columnar copy (`COLS`, beside the day's 8 order items) must be current and hold
+        // what those items' maps hold; checked here and left out.
+        if (item.SK === 'COLS') {
+          if (item.done !== item.want) return { staleDayCopy: item.PK };
+          const day = String(item.PK).split('#QD#')[1]!;
+          const expected = dayCopyAttributes(day, mine.filter((other) => other.SK === 'FACTS' && String(other.PK).startsWith(`PIXEL#${pixelId}#QO#${day}#`)));
+          const text = (copy: Record<string, unknown>) => ('x' in copy && copy.x ? 'x' : ['c', 'd', 'ci', 'di'].map((name) => gunzipSync(copy[name] as Uint8Array).toString('utf8')).join('\n'));
+          if (text(item) !== text(expected)) return { dayCopyDiffers: item.PK };
+          return undefined;
+        }
         if (item.SK === 'PACKED') {
           if (item.done !== item.want) return { stalePackedCopy: item.PK };
           const day = mine.find((other) => other.PK === item.PK && other.SK === 'FACTS');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CustomerDigest, QueryOrder } from '../../shared/analytics/query-data';
-import { decodeFact, encodeFact } from '../../shared/store/query-read-models';
+import { decodeFact, encodeFact, isoAt } from '../../shared/store/query-read-models';
 
 const text = fc.string({ minLength: 1, maxLength: 8 });
 const money = fc.double({ min: 0, max: 1e6, noNaN: true });
@@ -45,5 +45,19 @@ describe('the positional encoding of an order fact', () => {
         expect(decoded).toEqual({ ...order, ...(digest ? { customerDigest: digest } : {}) });
       }),
     );
+  });
+});
+
+describe('the day copies\' times', () => {
+  it('read back in the toISOString() form, within the day and outside it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_650 }), fc.integer({ min: -3 * 86_400_000, max: 4 * 86_400_000 }), (dayNumber, offset) => {
+        const dayStart = Date.UTC(2020, 0, 1) + dayNumber * 86_400_000;
+        const day = new Date(dayStart).toISOString().slice(0, 10);
+        expect(isoAt(day, dayStart, offset)).toBe(new Date(dayStart + offset).toISOString());
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(isoAt('2026-03-08', Date.UTC(2026, 2, 8), 86_399_999)).toBe('2026-03-08T23:59:59.999Z');
   });
 });
