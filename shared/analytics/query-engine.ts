@@ -5,7 +5,7 @@ import { findDimension, measureFamily, type DimensionFamily } from '../catalog/d
 import { findMeasure, isAdMeasureId, type AdMeasureId } from '../catalog/measures';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
-import { CostBook, costsOfOrder } from '../costs/order-costs';
+import { CostBook, costsOfOrder, type OrderCosts } from '../costs/order-costs';
 import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket, type Granularity } from '../time/buckets';
@@ -183,6 +183,9 @@ export function computeRange(spec: QuerySpec, range: InstantRange, data: RangeDa
   return result;
 }
 
+/** What an order adds to the cost parts when no measure reads them (shared: never written to). */
+const NO_COSTS: Readonly<OrderCosts> = Object.freeze({ cogs: 0, shipping: 0, paymentFees: 0, handlingFees: 0 });
+
 function addOrders(
   spec: QuerySpec,
   range: InstantRange,
@@ -203,6 +206,8 @@ function addOrders(
   /** An amount of the order in the requested currency, at the rate of the order's UTC date. */
   const money = (order: QueryOrder, amount: number | null): number => {
     if (!amount) return 0;
+    // Most orders are in the requested currency: no date to cut out of the order's timestamp.
+    if (order.currency === spec.currency) return amount;
     const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, order.orderDate.slice(0, 10));
     if (converted === undefined) {
       result.failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${order.orderDate.slice(0, 10)}`;
@@ -232,7 +237,7 @@ function addOrders(
     const value = money(order, order.value);
     const refunds = byOrderDate ? money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0)) : 0;
     const isNew = who.type === 'new';
-    let costs = { cogs: 0, shipping: 0, paymentFees: 0, handlingFees: 0 };
+    let costs = NO_COSTS;
     if (costed) {
       const outcome = costsOfOrder(order, book, fx, spec.currency);
       if ('failure' in outcome) result.failures.costs ??= outcome.failure;

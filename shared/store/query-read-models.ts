@@ -831,6 +831,8 @@ export function isoAt(day: string, dayStart: number, offset: number): string {
 
 const NO_TAGS: string[] = Object.freeze([]) as unknown as string[];
 /** The customer of a lean fact (a usable digest says who the customer is): shared, never written to. */
+const NO_REFUNDS: QueryOrder['refunds'] = Object.freeze([]) as unknown as QueryOrder['refunds'];
+const NO_EARLIER_ORDERS: DigestOrder[] = Object.freeze([]) as unknown as DigestOrder[];
 const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS, emailHashes: NO_TAGS, phoneHashes: NO_TAGS }) as QueryOrder['customer'];
 
 /**
@@ -881,7 +883,9 @@ function offerDayColumns(
       found.orders[slot] = undefined;
       continue;
     }
-    const decodedRefunds: QueryOrder['refunds'] = new Array(refunds);
+    // Most orders have no refunds and no earlier orders: they share one empty array each, as a
+    // year's query keeps 100,000 orders and every allocation here is garbage soon after.
+    const decodedRefunds: QueryOrder['refunds'] = refunds === 0 ? NO_REFUNDS : new Array(refunds);
     for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: isoAt(day, dayStart, cols.rt[firstRefund + k]!) };
     const orderTime = dayStart + cols.t[i]!;
     const order: QueryOrder = {
@@ -901,7 +905,7 @@ function offerDayColumns(
     if (customers && customerId !== null) {
       let earlier: DigestOrder[] | null = null;
       if (earlierCount >= 0) {
-        earlier = new Array(earlierCount);
+        earlier = earlierCount === 0 ? NO_EARLIER_ORDERS : new Array(earlierCount);
         for (let k = 0; k < earlierCount; k++) {
           const e = firstEarlier + k;
           earlier[k] = { financialStatus: strings[cols.es[e]!] as QueryOrder['financialStatus'], sourceName: at(cols.esrc[e]!), tags: tagsAt(cols.etg[e]!), value: cols.ev[e]!, paymentGateway: at(cols.egw[e]!) };
