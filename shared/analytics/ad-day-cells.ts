@@ -8,9 +8,6 @@ import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import { bucketIndex, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 
-/** Re-exported for the query engine, which sums ad cells over the same calendars. */
-export { calendarOf } from '../ads/ad-series';
-
 /**
  * Ad metrics summed over buckets of whole local days, shared by POST /db-mgmt/api/query (channel
  * and blended measures) and POST /db-mgmt/api/query-attribution (the spend join): each ad's cells

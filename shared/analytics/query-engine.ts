@@ -17,7 +17,7 @@ import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { orderTimeOf, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
 
-export { calendarOf, DAY_GRANULARITIES } from './ad-day-cells';
+export { DAY_GRANULARITIES } from './ad-day-cells';
 
 /**
  * The computation of POST /db-mgmt/api/query over the facts of one or two ranges. Every measure
