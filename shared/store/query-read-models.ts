@@ -555,7 +555,7 @@ async function repack(key: ItemKey): Promise<Record<string, unknown> | null | un
 
 /**
  * One lean columnar copy of a UTC day's order facts, `PIXEL#<p>#QD#<YYYY-MM-DD>` / `COLS`
- * { c, d, want, done } (or { x, want, done } for a day that does not fit), kept beside the day's 8
+ * { c, d, ci, di, want, done } (or { x, want, done } for a day that does not fit), kept beside the day's 8
  * order items: `c` the live orders placed that day, `d` the live orders with a refund processed
  * that day, merged over the shards (newest version of each order), each a gzipped JSON object of
  * columns (`DayColumns`). The query, attribution and (without cost measures) cohort reads read
@@ -563,7 +563,8 @@ async function repack(key: ItemKey): Promise<Record<string, unknown> | null | un
  * JSON array per order: order times and refund times are milliseconds from the day's start,
  * currency, source, gateway, status and tag lists indexes into the copy's own dictionary; the
  * customer digest as columns too; identifiers only for orders without a usable digest (as the lean
- * copies); no line items or shipping cost (the cost measures read the shards' lean copies).
+ * copies); line items and shipping costs in columns of their own, `ci` and `di`, read only by
+ * cost measures.
  * `want`/`done` as the packed copies': `want` counts changes begun on any of the day's items
  * (`markBehind`), `done` the count the copy was built at. A reader takes the copy only when
  * current; otherwise (a change not packed yet, a day over `DAY_COPY_MAX_BYTES`, a fact the
@@ -647,22 +648,27 @@ interface DayCostColumns {
   sh: Array<number | null>;
 }
 
+/** Index of a string in `values`, appended the first time it is met: a copy's dictionary. */
+function dictionaryOf(values: string[]): (value: string) => number {
+  const indexOf = new Map<string, number>();
+  return (value) => {
+    let index = indexOf.get(value);
+    if (index === undefined) {
+      index = values.length;
+      values.push(value);
+      indexOf.set(value, index);
+    }
+    return index;
+  };
+}
+
 /** The columns of a day's orders, or undefined when a time does not read back as stored (not `toISOString()` form). */
 function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrder]>, dayStart: number): { base: string; costs: string } | undefined {
   const costCols: DayCostColumns = { s: [], n: [], sku: [], q: [], p: [], c: [], sh: [] };
-  const skuAt = new Map<string, number>();
+  const skuIndex = dictionaryOf(costCols.s);
   const cols: DayColumns = { s: [], tl: [], id: [], v: [], t: [], val: [], cur: [], src: [], gw: [], st: [], tg: [], rn: [], ra: [], rt: [], cu: [], en: [], es: [], esrc: [], etg: [], ev: [], egw: [], idn: [] };
-  const stringAt = new Map<string, number>();
-  const str = (value: string | null): number => {
-    if (value === null) return -1;
-    let at = stringAt.get(value);
-    if (at === undefined) {
-      at = cols.s.length;
-      cols.s.push(value);
-      stringAt.set(value, at);
-    }
-    return at;
-  };
+  const stringIndex = dictionaryOf(cols.s);
+  const str = (value: string | null): number => (value === null ? -1 : stringIndex(value));
   const tagListAt = new Map<string, number>();
   const tagList = (tags: readonly string[]): number => {
     if (tags.length === 0) return -1;
@@ -712,15 +718,7 @@ function encodeDayColumns(rows: ReadonlyArray<readonly [string, number, QueryOrd
     if ((!digest || digest.earlier === null) && userIds.length + emailHashes.length + phoneHashes.length > 0) cols.idn.push([cols.id.length - 1, userIds, emailHashes, phoneHashes]);
     costCols.n.push(order.items ? order.items.length : -1);
     for (const item of order.items ?? []) {
-      let sku = -1;
-      if (item.sku !== undefined) {
-        sku = skuAt.get(item.sku) ?? costCols.s.length;
-        if (sku === costCols.s.length) {
-          costCols.s.push(item.sku);
-          skuAt.set(item.sku, sku);
-        }
-      }
-      costCols.sku.push(sku);
+      costCols.sku.push(item.sku === undefined ? -1 : skuIndex(item.sku));
       costCols.q.push(item.quantity);
       costCols.p.push(item.price);
       costCols.c.push(item.cost ?? null);
@@ -830,9 +828,9 @@ export function isoAt(day: string, dayStart: number, offset: number): string {
 }
 
 const NO_TAGS: string[] = Object.freeze([]) as unknown as string[];
-/** The customer of a lean fact (a usable digest says who the customer is): shared, never written to. */
 const NO_REFUNDS: QueryOrder['refunds'] = Object.freeze([]) as unknown as QueryOrder['refunds'];
 const NO_EARLIER_ORDERS: DigestOrder[] = Object.freeze([]) as unknown as DigestOrder[];
+/** The customer of a lean fact (a usable digest says who the customer is): shared, never written to. */
 const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS, emailHashes: NO_TAGS, phoneHashes: NO_TAGS }) as QueryOrder['customer'];
 
 /**
@@ -873,12 +871,8 @@ function offerDayColumns(
     if (itemCount > 0) itemAt += itemCount;
     const orderId = cols.id[i]!;
     const v = cols.v[i]!;
-    let slot = found.at.get(orderId);
-    if (slot === undefined) {
-      slot = found.orders.length;
-      found.at.set(orderId, slot);
-    } else if (found.versions[slot]! >= v) continue;
-    found.versions[slot] = v;
+    const slot = claimSlot(found, orderId, v);
+    if (slot === undefined) continue;
     if (!keep(cols, i, firstRefund, refunds)) {
       found.orders[slot] = undefined;
       continue;
@@ -1019,7 +1013,21 @@ function eventEntry(event: StoredEvent): { day: string; entry: EventEntry } {
  * out, and an entry whose deliveries on a day all lost writes that day's item empty). Counts are
  * `applyEventCounts`'.
  */
-export async function applyEvents(pixelId: string, entries: ReadonlyArray<{ entryId: string; events: readonly StoredEvent[]; lost?: readonly StoredEvent[] }>): Promise<void> {
+export async function applyEvents(pixelId: string, entries: ReadonlyArray<FactGroup>): Promise<void> {
+  const puts = factItemPuts(pixelId, entries);
+  if (puts.length === 0) return;
+  await batchWrite(puts, { concurrency: WRITE_CONCURRENCY });
+}
+
+/** Events written as one fact item per UTC day: an entry's (or a seed chunk's) stored events, and those it lost. */
+interface FactGroup {
+  entryId: string;
+  events: readonly StoredEvent[];
+  lost?: readonly StoredEvent[];
+}
+
+/** The fact items of the groups' days, whole: a day of a group with only lost events gets an empty item. */
+function factItemPuts(pixelId: string, groups: Iterable<FactGroup>): WriteRequest[] {
   const items = new Map<string, { key: ItemKey; e: Record<string, string> }>();
   const itemOf = (day: string, entryId: string) => {
     const id = `${day}#${entryId}`;
@@ -1027,15 +1035,14 @@ export async function applyEvents(pixelId: string, entries: ReadonlyArray<{ entr
     if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), e: {} }));
     return item;
   };
-  for (const entry of entries) {
-    for (const event of entry.lost ?? []) itemOf(event.timestamp.slice(0, 10), entry.entryId);
-    for (const event of entry.events) {
+  for (const group of groups) {
+    for (const event of group.lost ?? []) itemOf(event.timestamp.slice(0, 10), group.entryId);
+    for (const event of group.events) {
       const { day, entry: fact } = eventEntry(event);
-      itemOf(day, entry.entryId).e[event.eventId] = JSON.stringify(fact);
+      itemOf(day, group.entryId).e[event.eventId] = JSON.stringify(fact);
     }
   }
-  if (items.size === 0) return;
-  await batchWrite([...items.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } })), { concurrency: WRITE_CONCURRENCY });
+  return [...items.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } }));
 }
 
 /** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
@@ -1201,6 +1208,7 @@ async function updateDayCounts(
       changed.set(entryId, { x: [...new Set([...ledger.x, ...fresh])].sort(), t: ledger.t });
     }
     let digest = Item?.h as string | undefined;
+    let c = Item?.c as string | undefined;
     const toWrite = new Map([...pending, ...changed]);
     if (changed.size > 0) {
       const rollup = rollupAttributes(counts);
@@ -1220,16 +1228,16 @@ async function updateDayCounts(
         continue;
       }
       digest = next;
+      c = rollup.c;
     }
     if (toWrite.size === 0) return;
     await batchWrite([...toWrite].map(([entryId, ledger]) => ({ PutRequest: { Item: ledgerItem(pixelId, day, entryId, ledger) } })), { concurrency: WRITE_CONCURRENCY });
-    const c = changed.size > 0 ? rollupAttributes(counts).c : (Item!.c as string);
     try {
       if (counts.size === 0) {
         await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest } }));
       } else {
         await documentClient.send(
-          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE p SET h = :next', ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest, ':next': rollupDigest(c, undefined) } }),
+          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE p SET h = :next', ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest, ':next': rollupDigest(c!, undefined) } }),
         );
       }
     } catch (error) {
@@ -1323,10 +1331,9 @@ export async function writeInitialReadModels(
     byDay.set(day, counts);
   }
   // Facts by the entries given, else in chunks of a day's events named after their first eventId.
-  const factItems = new Map<string, { key: ItemKey; e: Record<string, string> }>();
   const seeded = new Set(entries.flatMap((entry) => entry.events));
   const chunks = new Map<string, { name: string; size: number }>();
-  const factGroups: Array<{ entryId: string; events: readonly StoredEvent[] }> = [...entries];
+  const factGroups: FactGroup[] = entries.map(({ entryId, events: entryEvents }) => ({ entryId, events: entryEvents }));
   for (const event of events) {
     if (seeded.has(event)) continue;
     const day = event.timestamp.slice(0, 10);
@@ -1335,16 +1342,7 @@ export async function writeInitialReadModels(
     chunk.size++;
     factGroups.push({ entryId: chunk.name, events: [event] });
   }
-  for (const { entryId, events: groupEvents } of factGroups) {
-    for (const event of groupEvents) {
-      const { day, entry } = eventEntry(event);
-      const id = `${day}#${entryId}`;
-      const item = factItems.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), e: {} };
-      item.e[event.eventId] = JSON.stringify(entry);
-      factItems.set(id, item);
-    }
-  }
-  const factPuts: WriteRequest[] = [...factItems.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } }));
+  const factPuts = factItemPuts(pixelId, factGroups);
   const ledgers: WriteRequest[] = [];
   for (const entry of entries) {
     const pages = new Map<string, string[]>();
@@ -1410,14 +1408,24 @@ interface Found {
 
 const newFound = (): Found => ({ at: new Map(), versions: [], orders: [] });
 
+/**
+ * The order's slot in `found`, now at version `v`; undefined when a version as new or newer was
+ * met already (the same order read from a day copy and from its shards, or from two shards).
+ */
+function claimSlot(found: Found, orderId: string, v: number): number | undefined {
+  let slot = found.at.get(orderId);
+  if (slot === undefined) {
+    slot = found.orders.length;
+    found.at.set(orderId, slot);
+  } else if (found.versions[slot]! >= v) return undefined;
+  found.versions[slot] = v;
+  return slot;
+}
+
 /** Brings `found` to an entry: newer than any met, it is the order's state, kept or not. */
 function offerEntry(found: Found, reader: MapReader, orderId: string, v: number, row: EncodedFact): void {
-  let at = found.at.get(orderId);
-  if (at === undefined) {
-    at = found.orders.length;
-    found.at.set(orderId, at);
-  } else if (found.versions[at]! >= v) return;
-  found.versions[at] = v;
+  const at = claimSlot(found, orderId, v);
+  if (at === undefined) return;
   if (!Array.isArray(row)) {
     // A fact written before the positional encoding holds the object itself.
     const order = { ...(row as unknown as QueryOrder), orderId };
