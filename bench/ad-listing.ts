@@ -71,26 +71,32 @@ const ROUTE_ID = 'queryAds' as const;
 const IMPORT_CONCURRENCY = 2;
 
 /**
- * The ad-listing section: generates the dataset into a fresh in-memory store, then times
- * POST /db-mgmt/api/query-ads through the whole handler, as the latency section does.
+ * The ad-listing section, in two steps. `prepareAdListing` generates the dataset into a fresh
+ * in-memory store (and bundles the serving process); the function it resolves to times
+ * POST /db-mgmt/api/query-ads through the whole handler, as the latency section does, then stops
+ * the store. `npm run bench` prepares while the soak runs and measures after it (bench/run.ts).
  *
  * Must run in a process of its own (see section-process.ts): the handlers' SDK clients fix their
  * endpoint at first use, so they cannot follow this section to a store other than the one the
  * latency section used.
  */
-export async function measureAdListing(options: {
+export async function prepareAdListing(options: {
   dataset: AdListingDataset;
   cases: readonly AdListingCase[];
   projectRoot: string;
   storeMode: StoreMode;
   log: (line: string) => void;
-}): Promise<AdListingResult> {
+}): Promise<() => Promise<AdListingResult>> {
   const { dataset, log } = options;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const config = { ...localConfig(), tableName: 'merchant-analytics-bench-ads', eventBusName: 'merchant-analytics-bench' };
   const store = await startBenchStore(options.storeMode);
   const serverDir = mkdtempSync(join(tmpdir(), 'merchant-analytics-bench-ads-server-'));
-  try {
+  const close = async () => {
+    await store.close();
+    rmSync(serverDir, { recursive: true, force: true });
+  };
+  const prepareData = async () => {
     const serverBundle = await bundleServer(serverDir);
     await ensureTable(store.endpoint, config.tableName);
     // Query-ads publishes no events, so no EventBridge stand-in is needed.
@@ -122,43 +128,51 @@ export async function measureAdListing(options: {
       pixelId,
     });
     const credentials = { main: await credentialsOf(dataset.pixelId), history: await credentialsOf(dataset.history.pixelId) };
+    return { serverBundle, imported, importedHistory, credentials };
+  };
+  const { serverBundle, imported, importedHistory, credentials } = await prepareData().catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
 
-    const cases: Record<string, AdListingCaseResult> = {};
-    const failed: Record<string, string> = {};
-    for (const listingCase of options.cases) {
-      log(`  ${listingCase.id}: ${listingCase.warmupRequests} warm-up + ${listingCase.requests} requests...`);
-      const pixel = listingCase.pixel ?? 'main';
-      if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, false);
-      try {
-        cases[listingCase.id] = await measureCase(listingCase, dataset, credentials[pixel], serverBundle);
-      } catch (error) {
-        // One case past the deadline on a loaded machine must not cost the other figures.
-        failed[listingCase.id] = (error as Error).message.slice(0, 300);
-        log(`    not measured: ${failed[listingCase.id]}`);
-      } finally {
-        if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, true);
+  return async () => {
+    try {
+      const cases: Record<string, AdListingCaseResult> = {};
+      const failed: Record<string, string> = {};
+      for (const listingCase of options.cases) {
+        log(`  ${listingCase.id}: ${listingCase.warmupRequests} warm-up + ${listingCase.requests} requests...`);
+        const pixel = listingCase.pixel ?? 'main';
+        if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, false);
+        try {
+          cases[listingCase.id] = await measureCase(listingCase, dataset, credentials[pixel], serverBundle);
+        } catch (error) {
+          // One case past the deadline on a loaded machine must not cost the other figures.
+          failed[listingCase.id] = (error as Error).message.slice(0, 300);
+          log(`    not measured: ${failed[listingCase.id]}`);
+        } finally {
+          if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, true);
+        }
       }
+      return {
+        dataset: {
+          ads: dataset.ads,
+          days: dataset.days,
+          end: dataset.end.toISOString(),
+          seed: dataset.seed,
+          hourlyRows: imported.hourlyRows + importedHistory.hourlyRows,
+          fxDates: imported.fxDates,
+          importSeconds: Math.round(imported.importSeconds * 10) / 10,
+          generateSeconds: Math.round(imported.generateSeconds * 10) / 10,
+        },
+        store: { mode: store.mode, peakRssBytes: store.peakRssBytes() ?? null },
+        peakRssBytes: process.resourceUsage().maxRSS * 1024,
+        cases,
+        failed,
+      };
+    } finally {
+      await close();
     }
-    return {
-      dataset: {
-        ads: dataset.ads,
-        days: dataset.days,
-        end: dataset.end.toISOString(),
-        seed: dataset.seed,
-        hourlyRows: imported.hourlyRows + importedHistory.hourlyRows,
-        fxDates: imported.fxDates,
-        importSeconds: Math.round(imported.importSeconds * 10) / 10,
-        generateSeconds: Math.round(imported.generateSeconds * 10) / 10,
-      },
-      store: { mode: store.mode, peakRssBytes: store.peakRssBytes() ?? null },
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
-      cases,
-      failed,
-    };
-  } finally {
-    await store.close();
-    rmSync(serverDir, { recursive: true, force: true });
-  }
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeTable } from '../lib/routes';
-import { buildBundles } from './bundle-size';
+import { buildBundles, type BuiltBundle } from './bundle-size';
 import { BARE_BUNDLE_ID, initCases, measureInitTimes, type InitCase } from './init-time';
 import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
 import { formatMs, formatTable } from './report';
@@ -18,22 +18,29 @@ export interface FunctionCases {
 }
 
 /**
- * Every function bundled as deployed, next to the bare bundle (bench/bare-handler.ts): module init
- * of each in fresh processes, interleaved, then the request pipeline's cost per warm request.
+ * Every function bundled as deployed, next to the bare bundle (bench/bare-handler.ts), into
+ * bench/bundles: what `measureFunctions` loads. `npm run bench` bundles while the soak runs.
+ */
+export async function bundleFunctions(options: { projectRoot: string; log: (line?: string) => void }): Promise<BuiltBundle[]> {
+  options.log(`Bundling ${routeTable.length} functions and the bare baseline with the deployed esbuild settings...`);
+  return buildBundles([...routeTable, { id: BARE_BUNDLE_ID, handler: 'bench/bare-handler.ts' }], {
+    projectRoot: options.projectRoot,
+    outDir: join(options.projectRoot, 'bench', 'bundles'),
+  });
+}
+
+/**
+ * Module init of each bundle in fresh processes, interleaved with the bare bundle, then the
+ * request pipeline's cost per warm request.
  */
 export async function measureFunctions(options: {
-  projectRoot: string;
+  bundles: readonly BuiltBundle[];
   log: (line?: string) => void;
   initRuns: number;
   /** Fewer for `npm run bench -- --quick`. */
   middleware?: { rounds: number; warmup: number; requests: number };
 }): Promise<FunctionCases> {
-  const { projectRoot, log, initRuns, middleware = MIDDLEWARE } = options;
-  log(`Bundling ${routeTable.length} functions and the bare baseline with the deployed esbuild settings...`);
-  const bundles = await buildBundles([...routeTable, { id: BARE_BUNDLE_ID, handler: 'bench/bare-handler.ts' }], {
-    projectRoot,
-    outDir: join(projectRoot, 'bench', 'bundles'),
-  });
+  const { bundles, log, initRuns, middleware = MIDDLEWARE } = options;
   log(`Timing module init: ${initRuns} fresh node processes per function, interleaved with the bare bundle...`);
   const initSamples = await measureInitTimes(bundles, initRuns);
   const functions: FunctionCases['functions'] = {};
@@ -75,7 +82,8 @@ export function printFunctionCases(results: Pick<FunctionCases, 'initCases' | 'm
 if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   const log = (line = '') => process.stdout.write(`${line}\n`);
-  const result = await measureFunctions({ projectRoot, log, initRuns: Number(process.env.BENCH_INIT_RUNS ?? 15) });
+  const bundles = await bundleFunctions({ projectRoot, log });
+  const result = await measureFunctions({ bundles, log, initRuns: Number(process.env.BENCH_INIT_RUNS ?? 15) });
   log();
   printFunctionCases(result, log);
   const resultsFile = resultsFilePath(projectRoot);

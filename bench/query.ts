@@ -106,17 +106,22 @@ export const attributionCases = [
   },
 ] as const;
 
-export async function measureQuery(options: {
+/**
+ * The query section, in two steps: `prepareQuery` writes the dataset into a fresh in-memory store
+ * and loads the handlers; the function it resolves to measures every case, then stops the store.
+ * `npm run bench` prepares while the soak runs and measures after it (bench/run.ts).
+ */
+export async function prepareQuery(options: {
   dataset: QueryBenchDataset;
   projectRoot: string;
   storeMode: StoreMode;
   requests: number;
   log: (line: string) => void;
-}): Promise<QueryBenchResult> {
+}): Promise<() => Promise<QueryBenchResult>> {
   const { dataset, log } = options;
   const config = { ...localConfig(), tableName: 'merchant-analytics-bench-query', eventBusName: 'merchant-analytics-bench' };
   const store = await startBenchStore(options.storeMode);
-  try {
+  const prepareData = async () => {
     await ensureTable(store.endpoint, config.tableName);
     useLocalServices(config, { dynamodb: store.endpoint });
     log(`Generating ${dataset.days} days of orders, events and ads (scale ${dataset.scale})...`);
@@ -128,31 +133,39 @@ export async function measureQuery(options: {
     const { BENCH_RATE_LIMITS } = await import('./bench-keys');
     const { apiKey } = await mintApiKey({ pixelId: dataset.pixelId, scopes: scopesNeeded([ROUTE_ID, COHORT_ROUTE_ID, ATTRIBUTION_ROUTE_ID]), name: 'bench', ...BENCH_RATE_LIMITS });
     const credentials: Credentials = { apiKey, pixelId: dataset.pixelId };
-
-    const cases: Record<string, QueryCaseResult> = {};
-    const failed: Record<string, string> = {};
-    const allCases = selectedCases();
-    for (const queryCase of allCases) {
-      log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
-      try {
-      const request = { routeId: queryCase.routeId, body: { pixelId: dataset.pixelId, ...queryCase.body } };
-      const first = await invoke(queryCase.id, request, handlers, credentials);
-      const detail = (JSON.parse(first.body) as { results: Array<{ measureDetails: Array<{ success: boolean; primarySum: number | null }> }> }).results[0]!.measureDetails;
-      if (!detail.every((entry) => entry.success) || !(detail[0]!.primarySum! > 0)) throw new Error(`${queryCase.id}: the answer has no data`);
-      const durations: number[] = [];
-      for (let i = 0; i < options.requests; i++) durations.push((await invoke(queryCase.id, request, handlers, credentials)).elapsedMs);
-      const summary = summarize(durations);
-      cases[queryCase.id] = { description: queryCase.description, p50Ms: roundMs(summary.median), p99Ms: roundMs(summary.p99), n: summary.count, jsonBytes: Buffer.byteLength(first.body, 'utf8') };
-      } catch (error) {
-        // A case over the function's timeout is a result to report, not a reason to lose the others.
-        failed[queryCase.id] = (error as Error).message.slice(0, 300);
-        log(`  ${queryCase.id} failed: ${failed[queryCase.id]}`);
-      }
-    }
-    return { dataset: { ...written, days: dataset.days, end: dataset.end.toISOString(), writeSeconds: Math.round(written.writeSeconds * 10) / 10 }, cases, failed };
-  } finally {
+    return { written, handlers, credentials };
+  };
+  const { written, handlers, credentials } = await prepareData().catch(async (error: unknown) => {
     await store.close();
-  }
+    throw error;
+  });
+
+  return async () => {
+    try {
+      const cases: Record<string, QueryCaseResult> = {};
+      const failed: Record<string, string> = {};
+      for (const queryCase of selectedCases()) {
+        log(`  ${queryCase.id}: 1 warm-up + ${options.requests} requests...`);
+        try {
+          const request = { routeId: queryCase.routeId, body: { pixelId: dataset.pixelId, ...queryCase.body } };
+          const first = await invoke(queryCase.id, request, handlers, credentials);
+          const detail = (JSON.parse(first.body) as { results: Array<{ measureDetails: Array<{ success: boolean; primarySum: number | null }> }> }).results[0]!.measureDetails;
+          if (!detail.every((entry) => entry.success) || !(detail[0]!.primarySum! > 0)) throw new Error(`${queryCase.id}: the answer has no data`);
+          const durations: number[] = [];
+          for (let i = 0; i < options.requests; i++) durations.push((await invoke(queryCase.id, request, handlers, credentials)).elapsedMs);
+          const summary = summarize(durations);
+          cases[queryCase.id] = { description: queryCase.description, p50Ms: roundMs(summary.median), p99Ms: roundMs(summary.p99), n: summary.count, jsonBytes: Buffer.byteLength(first.body, 'utf8') };
+        } catch (error) {
+          // A case over the function's timeout is a result to report, not a reason to lose the others.
+          failed[queryCase.id] = (error as Error).message.slice(0, 300);
+          log(`  ${queryCase.id} failed: ${failed[queryCase.id]}`);
+        }
+      }
+      return { dataset: { ...written, days: dataset.days, end: dataset.end.toISOString(), writeSeconds: Math.round(written.writeSeconds * 10) / 10 }, cases, failed };
+    } finally {
+      await store.close();
+    }
+  };
 }
 
 /**

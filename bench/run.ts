@@ -9,17 +9,18 @@
  * checks the file's schema, and for working on the bench itself. Its figures are not comparable
  * with a full run's.
  */
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { AdListingResult } from './ad-listing';
 import { measureFirstStart } from './first-start';
 import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
-import { measureFunctions, printFunctionCases, type FunctionCases } from './functions';
+import { bundleFunctions, measureFunctions, printFunctionCases, type FunctionCases } from './functions';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath, resultsHeader, writeResults } from './results-file';
 import { asCases, missingCases, requiredCases, type BenchResults, type CaseFigures } from './results-schema';
-import { DEFAULT_QUERY_SCALE, runSectionProcess } from './section-process';
+import { DEFAULT_QUERY_SCALE, prepareSectionProcess } from './section-process';
 import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
@@ -84,19 +85,25 @@ interface SectionOutcome {
   details: Details;
 }
 
-async function benchFunctions(): Promise<SectionOutcome> {
-  const result = await measureFunctions({ projectRoot, log, initRuns: INIT_RUNS, middleware: MIDDLEWARE });
-  log();
-  log(`Bundles (minified .js, source map not counted) and module init (${INIT_RUNS} cold node processes)`);
-  log(
-    formatTable(
-      ['function', 'bundle', 'init median', 'min', 'max'],
-      Object.entries(result.functions).map(([id, fn]) => [id, formatBytes(fn.bundleBytes), formatMs(fn.initMs.median), formatMs(fn.initMs.min), formatMs(fn.initMs.max)]),
-    ),
-  );
-  log();
-  printFunctionCases(result, log);
-  return { cases: { ...asCases(result.initCases), ...asCases(result.middlewareCases) }, details: { functions: result.functions } };
+/** A section's measurement, once what it measures on is ready. */
+type Measure = () => Promise<SectionOutcome>;
+
+async function prepareFunctions(): Promise<Measure> {
+  const bundles = await bundleFunctions({ projectRoot, log });
+  return async () => {
+    const result = await measureFunctions({ bundles, log, initRuns: INIT_RUNS, middleware: MIDDLEWARE });
+    log();
+    log(`Bundles (minified .js, source map not counted) and module init (${INIT_RUNS} cold node processes)`);
+    log(
+      formatTable(
+        ['function', 'bundle', 'init median', 'min', 'max'],
+        Object.entries(result.functions).map(([id, fn]) => [id, formatBytes(fn.bundleBytes), formatMs(fn.initMs.median), formatMs(fn.initMs.min), formatMs(fn.initMs.max)]),
+      ),
+    );
+    log();
+    printFunctionCases(result, log);
+    return { cases: { ...asCases(result.initCases), ...asCases(result.middlewareCases) }, details: { functions: result.functions } };
+  };
 }
 
 async function benchLatency(): Promise<SectionOutcome> {
@@ -121,9 +128,16 @@ async function benchLatency(): Promise<SectionOutcome> {
 
 const toMb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 
-async function benchAdListing(): Promise<SectionOutcome> {
-  log('Measuring the ad listing on a large generated pixel (in a process of its own)...');
-  const adListing = await runSectionProcess('adListing', projectRoot);
+async function prepareAdListing(): Promise<Measure> {
+  log('Preparing the ad listing: a large generated pixel (in a process of its own)...');
+  const measure = await prepareSectionProcess('adListing', projectRoot);
+  return async () => {
+    log('Measuring the ad listing (in its process, on the data it prepared)...');
+    return adListingOutcome(await measure());
+  };
+}
+
+function adListingOutcome(adListing: AdListingResult): SectionOutcome {
   printAdListing(adListing);
   const cases: Record<string, CaseFigures> = {};
   const failed: Record<string, string> = {};
@@ -179,9 +193,16 @@ function printAdListing(adListing: AdListingResult): void {
   for (const [id, reason] of Object.entries(adListing.failed ?? {})) log(`  ${id}: not measured (${reason})`);
 }
 
-async function benchQuery(): Promise<SectionOutcome> {
-  log('Measuring the analytics query on a generated year of orders and events (in a process of its own)...');
-  const result = await runSectionProcess('query', projectRoot);
+async function prepareQuery(): Promise<Measure> {
+  log('Preparing the analytics query: a generated year of orders and events (in a process of its own)...');
+  const measure = await prepareSectionProcess('query', projectRoot);
+  return async () => {
+    log('Measuring the analytics query (in its process, on the data it prepared)...');
+    return queryOutcome(await measure());
+  };
+}
+
+function queryOutcome(result: QueryBenchResult): SectionOutcome {
   const cases: Record<string, CaseFigures> = {};
   for (const [id, { p50Ms, p99Ms, n, jsonBytes }] of Object.entries(result.cases)) cases[id] = { p50Ms, p99Ms, n, jsonBytes };
   log(formatTable(['case', 'n', 'JSON', 'p50', 'p99'], Object.entries(result.cases).map(([id, c]) => [id, String(c.n), formatBytes(c.jsonBytes), formatMs(c.p50Ms), formatMs(c.p99Ms)])));
@@ -219,37 +240,102 @@ async function benchSoak(): Promise<SectionOutcome> {
 }
 
 /**
- * The sections in order, each with the case-id prefixes it reports (see `runSection` for one
- * that fails as a whole). Init times first: the latency section loads the SDK and starts servers in this process,
- * which would compete with the child processes for the CPU.
+ * The sections in the order they run, each with the case-id prefixes it reports (see `runSection`
+ * for one that fails as a whole). A section either measures at once (`measure`) or first prepares
+ * what it measures on (`prepare`: bundles, or a generated dataset in a live store process) and
+ * resolves to its measurement.
+ *
+ * The soak comes first and `hostsPreparation`: while it runs, the later sections prepare, one
+ * after another, and the next section starts only once every preparation is done, so each
+ * measurement still has the machine to itself (see `runInOrder`). The soak's figures are its own
+ * server's RSS, which work in other processes does not change. Init times come before the latency
+ * section: that one loads the SDK and starts servers in this process, which would compete with
+ * the child processes for the CPU.
  */
-const sections: ReadonlyArray<{ name: string; prefixes: readonly string[]; run: () => Promise<SectionOutcome> }> = [
-  { name: 'functions', prefixes: ['init.', 'middleware.'], run: benchFunctions },
-  { name: 'latency', prefixes: ['latency.'], run: benchLatency },
-  { name: 'adListing', prefixes: ['queryAds.'], run: benchAdListing },
-  { name: 'query', prefixes: ['query.', 'attribution.', 'cohort.'], run: benchQuery },
-  { name: 'ingestion', prefixes: ['ingest.'], run: benchIngestion },
-  { name: 'firstStart', prefixes: ['firstStart'], run: benchFirstStart },
-  { name: 'soak', prefixes: ['soak'], run: benchSoak },
-];
+type Section = { name: string; prefixes: readonly string[]; hostsPreparation?: true } & ({ measure: Measure } | { prepare: () => Promise<Measure> });
 
-type Section = (typeof sections)[number];
+const sections: readonly Section[] = [
+  { name: 'soak', prefixes: ['soak'], measure: benchSoak, hostsPreparation: true },
+  { name: 'functions', prefixes: ['init.', 'middleware.'], prepare: prepareFunctions },
+  { name: 'latency', prefixes: ['latency.'], measure: benchLatency },
+  { name: 'adListing', prefixes: ['queryAds.'], prepare: prepareAdListing },
+  { name: 'query', prefixes: ['query.', 'attribution.', 'cohort.'], prepare: prepareQuery },
+  { name: 'ingestion', prefixes: ['ingest.'], measure: benchIngestion },
+  { name: 'firstStart', prefixes: ['firstStart'], measure: benchFirstStart },
+];
 
 const ownsCase = (section: Section, id: string) => section.prefixes.some((prefix) => id.startsWith(prefix));
 
+const prepareOf = (section: Section): (() => Promise<Measure>) => ('prepare' in section ? section.prepare : async () => section.measure);
+
 /**
- * Runs one section. A section that throws reports every required case of its own as failed, with
- * the error, so the results file still accounts for each case and the other sections still run.
+ * Runs one section: its preparation (or the one made ahead of it), then its measurement. A
+ * section that throws in either reports every required case of its own as failed, with the
+ * error, so the results file still accounts for each case and the other sections still run.
  */
-async function runSection(section: Section): Promise<{ outcome: SectionOutcome; crashed: boolean }> {
+async function runSection(section: Section, preparedAhead?: Promise<Measure>): Promise<{ outcome: SectionOutcome; crashed: boolean }> {
   try {
-    return { outcome: await section.run(), crashed: false };
+    const measure = await (preparedAhead ?? prepareOf(section)());
+    return { outcome: await measure(), crashed: false };
   } catch (error) {
     console.error(`Benchmark section ${section.name} failed:`, error);
     const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
     const failed = Object.fromEntries(Object.keys(requiredCases()).filter((id) => ownsCase(section, id)).map((id) => [id, reason]));
     return { outcome: { cases: {}, failed, details: {} }, crashed: true };
   }
+}
+
+const secondsSince = (started: number) => Math.round((performance.now() - started) / 100) / 10;
+
+/** The timing `results.json` keeps in `run`, besides the whole run's. */
+interface RunTimes {
+  /** Wall seconds of each section in the runner's turn: its measurement, with its preparation when that was not made during the soak. */
+  sectionSeconds: Record<string, number>;
+  /**
+   * The preparations made while the soak ran (`during`), one after another: wall seconds of
+   * each, and how long the next section waited for them after the soak had ended.
+   */
+  preparation?: { during: string; seconds: Record<string, number>; waitedSeconds: number };
+}
+
+/**
+ * Runs `selected` (in `sections` order), handing each outcome to `done`. When a section that
+ * `hostsPreparation` runs, every later selected section that has a `prepare` prepares meanwhile,
+ * one after another (the soak already keeps both cores busy); the next section starts when all of
+ * them are ready. A preparation that fails is reported by its section, in its turn.
+ */
+async function runInOrder(selected: readonly Section[], done: (section: Section, outcome: SectionOutcome, crashed: boolean) => void): Promise<RunTimes> {
+  const times: RunTimes = { sectionSeconds: {} };
+  const preparedAhead = new Map<Section, Promise<Measure>>();
+  for (const [index, section] of selected.entries()) {
+    log();
+    const started = performance.now();
+    const later = section.hostsPreparation ? selected.slice(index + 1).filter((next) => 'prepare' in next) : [];
+    const preparing = later.length > 0 ? prepareInTurn(later, preparedAhead) : undefined;
+    const { outcome, crashed } = await runSection(section, preparedAhead.get(section));
+    times.sectionSeconds[section.name] = secondsSince(started);
+    done(section, outcome, crashed);
+    if (preparing) {
+      const waitStarted = performance.now();
+      const seconds = await preparing;
+      times.preparation = { during: section.name, seconds, waitedSeconds: secondsSince(waitStarted) };
+      log(`Prepared during the ${section.name}: ${Object.entries(seconds).map(([name, s]) => `${name} ${s.toFixed(0)} s`).join(', ')}; waited ${times.preparation.waitedSeconds.toFixed(0)} s after it`);
+    }
+  }
+  return times;
+}
+
+/** Prepares `sections` one after another, each one's measurement (or failure) into `into`; resolves to each preparation's wall seconds. */
+async function prepareInTurn(sections: readonly Section[], into: Map<Section, Promise<Measure>>): Promise<Record<string, number>> {
+  const seconds: Record<string, number> = {};
+  for (const section of sections) {
+    const started = performance.now();
+    const measure = prepareOf(section)();
+    into.set(section, measure);
+    await measure.catch(() => undefined);
+    seconds[section.name] = secondsSince(started);
+  }
+  return seconds;
 }
 
 function printCases(results: BenchResults): void {
@@ -266,19 +352,21 @@ function printCases(results: BenchResults): void {
  * `BENCH_SECTIONS=latency,soak npm run bench`: only the named sections, each merged into the
  * existing results file as `bench:soak` merges its own (its cases and failures replace the
  * section's earlier ones; the other sections' stay). For measuring one section again after a
- * change or a failed run without repeating the others.
+ * change or a failed run without repeating the others. A section without the soak prepares its
+ * own data first, as it would in any other turn.
  */
 async function runSectionsAlone(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !sections.some((section) => section.name === name));
   if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: no section ${unknown.join(', ')} (sections: ${sections.map((section) => section.name).join(', ')})`);
   const resultsFile = resultsFilePath(projectRoot);
-  for (const section of sections.filter(({ name }) => names.includes(name))) {
-    log();
-    const { outcome, crashed } = await runSection(section);
-    if (crashed) process.exitCode = 1;
-    const owns = (id: string) => ownsCase(section, id);
-    mergeSectionIntoResults(resultsFile, { command: `bench (BENCH_SECTIONS=${section.name})`, owns, cases: outcome.cases, failed: outcome.failed, details: { ...outcome.details } });
-  }
+  await runInOrder(
+    sections.filter(({ name }) => names.includes(name)),
+    (section, outcome, crashed) => {
+      if (crashed) process.exitCode = 1;
+      const owns = (id: string) => ownsCase(section, id);
+      mergeSectionIntoResults(resultsFile, { command: `bench (BENCH_SECTIONS=${section.name})`, owns, cases: outcome.cases, failed: outcome.failed, details: { ...outcome.details } });
+    },
+  );
   log(`Wrote ${resultsFile}`);
 }
 
@@ -292,18 +380,13 @@ async function main(): Promise<void> {
   const failed: Record<string, string> = {};
   const details: Details = {};
   let sectionsFailed = 0;
-  const sectionSeconds: Record<string, number> = {};
-  for (const section of sections) {
-    log();
-    const sectionStarted = performance.now();
-    const { outcome, crashed } = await runSection(section);
+  const times = await runInOrder(sections, (_section, outcome, crashed) => {
     if (crashed) sectionsFailed++;
     Object.assign(cases, outcome.cases);
     Object.assign(failed, outcome.failed);
     Object.assign(details, outcome.details);
-    sectionSeconds[section.name] = Math.round((performance.now() - sectionStarted) / 100) / 10;
-  }
-  const run = { wallSeconds: Math.round((performance.now() - started) / 100) / 10, sectionSeconds, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+  });
+  const run = { wallSeconds: secondsSince(started), ...times, loadAverage: loadavg().map((load) => Math.round(load * 10) / 10), peakRssBytes: process.resourceUsage().maxRSS * 1024 };
   const results: BenchResults = {
     ...header,
     quick,
@@ -312,7 +395,7 @@ async function main(): Promise<void> {
     cases,
     failed,
     ...details,
-    /** The whole run, and the peak RSS of its own process (each section process reports its own). */
+    /** The whole run: wall seconds, per section, what was prepared during the soak, the load average at the end, and the peak RSS of its own process (each section process reports its own). */
     run,
   };
   printCases(results);
@@ -321,7 +404,10 @@ async function main(): Promise<void> {
   const resultsFile = resultsFilePath(projectRoot);
   writeResults(resultsFile, results);
   log();
-  log(`Whole run: ${run.wallSeconds.toFixed(1)} s (${Object.entries(sectionSeconds).map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(', ')}); peak RSS of the runner ${formatMegabytes(run.peakRssBytes)}`);
+  log(
+    `Whole run: ${run.wallSeconds.toFixed(1)} s (${Object.entries(times.sectionSeconds).map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(', ')}); ` +
+      `load average ${run.loadAverage.join(', ')}; peak RSS of the runner ${formatMegabytes(run.peakRssBytes)}`,
+  );
   log(`Wrote ${resultsFile}`);
   // A case that could not be measured is a result; a section that crashed, or a required case
   // nobody reported, is a broken bench.
