@@ -78,6 +78,17 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
+  it('runs the soak first, prepares the functions, ad-listing and query sections meanwhile, and times every section', () => {
+    const run = results.run as { wallSeconds: number; sectionSeconds: Record<string, number>; preparation: { during: string; seconds: Record<string, number>; waitedSeconds: number } };
+    expect(Object.keys(run.sectionSeconds)).toEqual(['soak', 'functions', 'latency', 'adListing', 'query', 'ingestion', 'firstStart']);
+    expect(run.preparation.during).toBe('soak');
+    expect(Object.keys(run.preparation.seconds)).toEqual(['functions', 'adListing', 'query']);
+    expect(run.preparation.waitedSeconds).toBeGreaterThanOrEqual(0);
+    const sections = Object.values(run.sectionSeconds).reduce((sum, seconds) => sum + seconds, 0);
+    // Every section in turn, the wait for the preparations between them: the run's wall time is their sum and the wait.
+    expect(run.wallSeconds).toBeGreaterThanOrEqual(sections + run.preparation.waitedSeconds - 1);
+  });
+
   it('reports init and middleware against the bare bundle for every route of the route table', () => {
     for (const { id } of routeTable) {
       expect(results.cases[`init.${id}`]).toMatchObject({ medianMs: expect.any(Number), bareMedianMs: expect.any(Number), ratio: expect.any(Number) });
