@@ -115,11 +115,6 @@ export async function prepareSectionProcess<N extends SectionName>(name: N, proj
   };
 }
 
-/** A section prepared and measured at once, in a process of its own. */
-export async function runSectionProcess<N extends SectionName>(name: N, projectRoot: string): Promise<SectionResult<N>> {
-  return (await prepareSectionProcess(name, projectRoot))();
-}
-
 async function childMain(name: string, resultFile: string): Promise<void> {
   if (!Object.hasOwn(sections, name)) throw new Error(`unknown benchmark section '${name}'`);
   const send = process.send?.bind(process);
