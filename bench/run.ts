@@ -19,7 +19,8 @@ import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath, resultsHeader, writeResults } from './results-file';
-import { asCases, missingCases, requiredCases, type BenchResults, type CaseFigures } from './results-schema';
+import { asCases, missingCases, type BenchResults, type CaseFigures } from './results-schema';
+import { ownsCase, runInOrder, secondsSince, type Section as BenchSection, type SectionMeasure, type SectionOutcome as BenchSectionOutcome } from './run-sections';
 import { DEFAULT_QUERY_SCALE, prepareSectionProcess } from './section-process';
 import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
@@ -78,15 +79,10 @@ interface Details {
   soak?: SoakResult;
 }
 
-/** What one section contributes to the file. */
-interface SectionOutcome {
-  cases: Record<string, CaseFigures>;
-  failed?: Record<string, string>;
-  details: Details;
-}
+type SectionOutcome = BenchSectionOutcome<Details>;
 
-/** A section's measurement, once what it measures on is ready. */
-type Measure = () => Promise<SectionOutcome>;
+type Measure = SectionMeasure<Details>;
+type Section = BenchSection<Details>;
 
 async function prepareFunctions(): Promise<Measure> {
   const bundles = await bundleFunctions({ projectRoot, log });
@@ -240,20 +236,18 @@ async function benchSoak(): Promise<SectionOutcome> {
 }
 
 /**
- * The sections in the order they run, each with the case-id prefixes it reports (see `runSection`
- * for one that fails as a whole). A section either measures at once (`measure`) or first prepares
- * what it measures on (`prepare`: bundles, or a generated dataset in a live store process) and
- * resolves to its measurement.
+ * The sections in the order they run, each with the case-id prefixes it reports (bench/run-sections.ts:
+ * `runSection` for one that fails as a whole). A section either measures at once (`measure`) or
+ * first prepares what it measures on (`prepare`: bundles, or a generated dataset in a live store
+ * process) and resolves to its measurement.
  *
  * The soak comes first and `hostsPreparation`: while it runs, the later sections prepare, one
  * after another, and the next section starts only once every preparation is done, so each
- * measurement still has the machine to itself (see `runInOrder`). The soak's figures are its own
+ * measurement still has the machine to itself (`runInOrder`). The soak's figures are its own
  * server's RSS, which work in other processes does not change. Init times come before the latency
  * section: that one loads the SDK and starts servers in this process, which would compete with
  * the child processes for the CPU.
  */
-type Section = { name: string; prefixes: readonly string[]; hostsPreparation?: true } & ({ measure: Measure } | { prepare: () => Promise<Measure> });
-
 const sections: readonly Section[] = [
   { name: 'soak', prefixes: ['soak'], measure: benchSoak, hostsPreparation: true },
   { name: 'functions', prefixes: ['init.', 'middleware.'], prepare: prepareFunctions },
@@ -263,80 +257,6 @@ const sections: readonly Section[] = [
   { name: 'ingestion', prefixes: ['ingest.'], measure: benchIngestion },
   { name: 'firstStart', prefixes: ['firstStart'], measure: benchFirstStart },
 ];
-
-const ownsCase = (section: Section, id: string) => section.prefixes.some((prefix) => id.startsWith(prefix));
-
-const prepareOf = (section: Section): (() => Promise<Measure>) => ('prepare' in section ? section.prepare : async () => section.measure);
-
-/**
- * Runs one section: its preparation (or the one made ahead of it), then its measurement. A
- * section that throws in either reports every required case of its own as failed, with the
- * error, so the results file still accounts for each case and the other sections still run.
- */
-async function runSection(section: Section, preparedAhead?: Promise<Measure>): Promise<{ outcome: SectionOutcome; crashed: boolean }> {
-  try {
-    const measure = await (preparedAhead ?? prepareOf(section)());
-    return { outcome: await measure(), crashed: false };
-  } catch (error) {
-    console.error(`Benchmark section ${section.name} failed:`, error);
-    const reason = `the ${section.name} section failed: ${(error as Error).message.slice(0, 300)}`;
-    const failed = Object.fromEntries(Object.keys(requiredCases()).filter((id) => ownsCase(section, id)).map((id) => [id, reason]));
-    return { outcome: { cases: {}, failed, details: {} }, crashed: true };
-  }
-}
-
-const secondsSince = (started: number) => Math.round((performance.now() - started) / 100) / 10;
-
-/** The timing `results.json` keeps in `run`, besides the whole run's. */
-interface RunTimes {
-  /** Wall seconds of each section in the runner's turn: its measurement, with its preparation when that was not made during the soak. */
-  sectionSeconds: Record<string, number>;
-  /**
-   * The preparations made while the soak ran (`during`), one after another: wall seconds of
-   * each, and how long the next section waited for them after the soak had ended.
-   */
-  preparation?: { during: string; seconds: Record<string, number>; waitedSeconds: number };
-}
-
-/**
- * Runs `selected` (in `sections` order), handing each outcome to `done`. When a section that
- * `hostsPreparation` runs, every later selected section that has a `prepare` prepares meanwhile,
- * one after another (the soak already keeps both cores busy); the next section starts when all of
- * them are ready. A preparation that fails is reported by its section, in its turn.
- */
-async function runInOrder(selected: readonly Section[], done: (section: Section, outcome: SectionOutcome, crashed: boolean) => void): Promise<RunTimes> {
-  const times: RunTimes = { sectionSeconds: {} };
-  const preparedAhead = new Map<Section, Promise<Measure>>();
-  for (const [index, section] of selected.entries()) {
-    log();
-    const started = performance.now();
-    const later = section.hostsPreparation ? selected.slice(index + 1).filter((next) => 'prepare' in next) : [];
-    const preparing = later.length > 0 ? prepareInTurn(later, preparedAhead) : undefined;
-    const { outcome, crashed } = await runSection(section, preparedAhead.get(section));
-    times.sectionSeconds[section.name] = secondsSince(started);
-    done(section, outcome, crashed);
-    if (preparing) {
-      const waitStarted = performance.now();
-      const seconds = await preparing;
-      times.preparation = { during: section.name, seconds, waitedSeconds: secondsSince(waitStarted) };
-      log(`Prepared during the ${section.name}: ${Object.entries(seconds).map(([name, s]) => `${name} ${s.toFixed(0)} s`).join(', ')}; waited ${times.preparation.waitedSeconds.toFixed(0)} s after it`);
-    }
-  }
-  return times;
-}
-
-/** Prepares `sections` one after another, each one's measurement (or failure) into `into`; resolves to each preparation's wall seconds. */
-async function prepareInTurn(sections: readonly Section[], into: Map<Section, Promise<Measure>>): Promise<Record<string, number>> {
-  const seconds: Record<string, number> = {};
-  for (const section of sections) {
-    const started = performance.now();
-    const measure = prepareOf(section)();
-    into.set(section, measure);
-    await measure.catch(() => undefined);
-    seconds[section.name] = secondsSince(started);
-  }
-  return seconds;
-}
 
 function printCases(results: BenchResults): void {
   log();
@@ -361,6 +281,7 @@ async function runSectionsAlone(names: readonly string[]): Promise<void> {
   const resultsFile = resultsFilePath(projectRoot);
   await runInOrder(
     sections.filter(({ name }) => names.includes(name)),
+    log,
     (section, outcome, crashed) => {
       if (crashed) process.exitCode = 1;
       const owns = (id: string) => ownsCase(section, id);
@@ -380,7 +301,7 @@ async function main(): Promise<void> {
   const failed: Record<string, string> = {};
   const details: Details = {};
   let sectionsFailed = 0;
-  const times = await runInOrder(sections, (_section, outcome, crashed) => {
+  const times = await runInOrder(sections, log, (_section, outcome, crashed) => {
     if (crashed) sectionsFailed++;
     Object.assign(cases, outcome.cases);
     Object.assign(failed, outcome.failed);
