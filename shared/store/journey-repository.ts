@@ -3,6 +3,7 @@ import { IdentityComponents, identityKeys } from '../analytics/identity-componen
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
+import { settleAll } from '../settle-all';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
@@ -344,18 +345,20 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   const created = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
-  // Before the entries they name: a crash in between leaves the pointers a later retraction needs.
-  await batchWrite(
-    [...pointers.values()].map((Item) => ({ PutRequest: { Item } })),
-    { concurrency: WRITE_CONCURRENCY },
-  );
   // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
   // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
-  // again; an existing one's entries go straight to its last page.
+  // again; an existing one's entries go straight to its last page. The read goes out with the
+  // pointers' write, which must only be stored before the entries they name (a crash in between
+  // leaves the pointers a later retraction needs).
+  const [, existing] = await settleAll([
+    batchWrite(
+      [...pointers.values()].map((Item) => ({ PutRequest: { Item } })),
+      { concurrency: WRITE_CONCURRENCY },
+    ),
+    batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] }),
+  ]);
   const pagesOf = new Map<string, number>();
-  for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] })) {
-    pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
-  }
+  for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
   const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
   const browserItems: WriteRequest[] = [];
   for (const [identifier, writes] of byIdentifier) {
