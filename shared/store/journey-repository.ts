@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
@@ -172,19 +173,40 @@ export interface EntryWrite {
   value: string;
 }
 
-/** What one stored delivery writes: its links in each identifier's item, its touchpoint under the first. */
+/**
+ * The link key of a group of identifiers seen together in one log entry's events of one UTC day:
+ * `eg:<entryId>#<day>#<digest of the sorted group>`. Every delivery of that entry and day with
+ * that group writes the same key, so a visit's events (a browser's anonymous id and fbp, a
+ * signed-in customer's email and user id, on every page view) make one link per item, not one per
+ * event: links were most of what a batch wrote, and most of what every walk read back and parsed.
+ */
+export function groupLinkKey(entryId: string, day: string, group: readonly string[]): string {
+  const digest = createHash('sha256').update([...group].sort().join('\n')).digest('base64url').slice(0, 16);
+  return `eg:${entryId}#${day}#${digest}`;
+}
+
+/**
+ * The item that holds a group's whole list: its anonymous id (an event has at most one), else its
+ * least identifier. A function of the group alone, so every delivery of a group writes the same
+ * value under its key in every item.
+ */
+const hubOf = (group: readonly string[]) => group.find((identifier) => identifier.startsWith('a:')) ?? [...group].sort()[0]!;
+
+/** What one stored delivery writes: its group's links in each identifier's item, its touchpoint under the first. */
 export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
   const ids = eventIdentifiers(event);
   if (ids.length === 0) return [];
   const delivery = deliveryId(event.eventId, entryId);
   const writes: EntryWrite[] = [];
   // A lone identifier links nothing; only events that tie two together are kept as links. The
-  // first identifier's item holds the whole list; each other one's names the first only (a star:
-  // the walk reaches the whole list in one more round, and the items stay small).
+  // hub's item holds the whole list; each other one's names the hub only (a star: the walk
+  // reaches the whole list in one more round, and the items stay small).
   if (ids.length >= 2) {
-    const [hub, ...others] = ids as [string, ...string[]];
-    writes.push({ identifier: hub, map: 'l', key: `ev:${delivery}`, value: JSON.stringify(others) });
-    for (const identifier of others) writes.push({ identifier, map: 'l', key: `ev:${delivery}`, value: JSON.stringify([hub]) });
+    const hub = hubOf(ids);
+    const others = ids.filter((identifier) => identifier !== hub);
+    const key = groupLinkKey(entryId, dayOf(event.timestamp), ids);
+    writes.push({ identifier: hub, map: 'l', key, value: JSON.stringify(others) });
+    for (const identifier of others) writes.push({ identifier, map: 'l', key, value: JSON.stringify([hub]) });
   }
   const touchpoint = touchpointEntry(event);
   if (touchpoint) writes.push({ identifier: ids[0]!, map: 't', key: delivery, value: JSON.stringify(touchpoint) });
@@ -330,18 +352,21 @@ export interface AppliedEvents {
  * so a crash in between leaves what `retractDeliveries` needs.
  */
 export async function applyJourneyEvents(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<AppliedEvents> {
-  const byIdentifier = new Map<string, EntryWrite[]>();
-  const pointers = new Map<string, Record<string, unknown>>();
+  // Each identifier's entries by map and key: the deliveries of one group in one entry and day
+  // share their link (`groupLinkKey`), which is written once.
+  const entriesOf = new Map<string, Map<string, EntryWrite>>();
+  const pointers = new PointerItems(pixelId);
   for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     if (writes.length === 0) continue;
     for (const write of writes) {
-      const list = byIdentifier.get(write.identifier);
-      if (list) list.push(write);
-      else byIdentifier.set(write.identifier, [write]);
+      const list = entriesOf.get(write.identifier);
+      if (list) list.set(`${write.map}${write.key}`, write);
+      else entriesOf.set(write.identifier, new Map([[`${write.map}${write.key}`, write]]));
     }
-    if (event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
+    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
+  const byIdentifier = new Map([...entriesOf].map(([identifier, writes]) => [identifier, [...writes.values()]]));
   const created = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
@@ -352,7 +377,7 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   // leaves the pointers a later retraction needs).
   const [, existing] = await settleAll([
     batchWrite(
-      [...pointers.values()].map((Item) => ({ PutRequest: { Item } })),
+      pointers.items().map((Item) => ({ PutRequest: { Item } })),
       { concurrency: WRITE_CONCURRENCY },
     ),
     batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] }),
@@ -412,15 +437,34 @@ function datedAttributes(pixelId: string, { order, version }: VersionedOrder): {
 }
 
 /**
- * Adds a client delivery to its (entry, day) pointer item. The item is put whole, in batched puts:
- * the drain projects an entry's stored deliveries all at once and the rebuild a page (an entry's
- * day) at once, so either writes every member the item should hold. It expires with its event page.
+ * The (entry, day) pointer items of a set of stored deliveries. Each is put whole, in batched
+ * puts: the drain projects an entry's stored deliveries all at once and the rebuild a page (an
+ * entry's day) at once, so either writes every member the item should hold. It expires with its
+ * event page. Besides a member per client delivery, `g` lists the link keys of the item's
+ * deliveries with a server-assigned eventId (never taken back): a group link is shared by every
+ * delivery of its group in the entry and day, so a retraction keeps it while one of them stands.
+ * Only items with a client delivery are written (nothing else is ever taken back).
  */
-function addPointer(pointers: Map<string, Record<string, unknown>>, pixelId: string, entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
-  const key = entryPointerKey(pixelId, entryId, dayOf(event.timestamp));
-  let pointer = pointers.get(key.PK);
-  if (!pointer) pointers.set(key.PK, (pointer = { ...key, ttl: eventTtl(acceptedAt) }));
-  pointer[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
+class PointerItems {
+  private readonly byKey = new Map<string, { item: Record<string, unknown>; serverLinks: Set<string>; clients: number }>();
+  constructor(private readonly pixelId: string) {}
+
+  add(entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
+    if (writes.length === 0) return;
+    const key = entryPointerKey(this.pixelId, entryId, dayOf(event.timestamp));
+    let pointer = this.byKey.get(key.PK);
+    if (!pointer) this.byKey.set(key.PK, (pointer = { item: { ...key, ttl: eventTtl(acceptedAt) }, serverLinks: new Set(), clients: 0 }));
+    if (event.eventIdSource === 'client') {
+      pointer.item[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
+      pointer.clients++;
+    } else {
+      for (const write of writes) if (write.map === 'l') pointer.serverLinks.add(write.key);
+    }
+  }
+
+  items(): Array<Record<string, unknown>> {
+    return [...this.byKey.values()].flatMap(({ item, serverLinks, clients }) => (clients === 0 ? [] : [serverLinks.size === 0 ? item : { ...item, g: [...serverLinks].sort() }]));
+  }
 }
 
 /** A new identifier's item holding its first entries. */
@@ -457,8 +501,13 @@ export interface TakenBack {
 /**
  * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
  * their pointer names (a member of their entry's pointer item, read one batched call for all).
+ * A delivery's group link (`groupLinkKey`) is shared with the other deliveries of its group in
+ * its entry and day: it is removed only when none of them stands, that is when the pointer item
+ * names no other client delivery with the same identifiers (members are removed as their
+ * deliveries are taken back; those of this call do not count) and no server-assigned one (`g`).
  * Returns the pointers read (their identifiers need their persons resolved again);
- * `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
+ * `deletePointers` removes them once that is done, so a crash before it is finished by the retry
+ * (which decides the same: the members it reads are the same or fewer, never more).
  */
 export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<TakenBack[]> {
   if (deliveries.length === 0) return [];
@@ -468,8 +517,18 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
   for (const item of await batchGet([...keys.values()], { concurrency: READ_CONCURRENCY })) {
     if (!isExpired(item, now)) items.set(item.PK as string, item);
   }
+  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${entryPointerKey(pixelId, entryId, day).PK}\u0000${pointerAttribute(eventId)}`));
+  const groupStands = (item: Record<string, unknown>, eventId: string, ids: readonly string[], link: string) => {
+    if (Array.isArray(item.g) && (item.g as string[]).includes(link)) return true;
+    const group = ids.join('\n');
+    return Object.entries(item).some(
+      ([name, value]) =>
+        name.startsWith('e:') && name !== pointerAttribute(eventId) && !leaving.has(`${item.PK as string}\u0000${name}`) && Array.isArray(value) && (value as string[]).join('\n') === group,
+    );
+  };
   const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
-    let ids = items.get(entryPointerKey(pixelId, entryId, day).PK)?.[pointerAttribute(eventId)] as string[] | undefined;
+    const pointerItem = items.get(entryPointerKey(pixelId, entryId, day).PK);
+    let ids = pointerItem?.[pointerAttribute(eventId)] as string[] | undefined;
     let legacy = false;
     if (!ids) {
       // A delivery projected before pointers were kept per entry has an item of its own.
@@ -479,6 +538,9 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
       legacy = true;
     }
     const delivery = deliveryId(eventId, entryId);
+    // A pre-upgrade delivery's link is its own (`ev:`); a later one's is its group's.
+    const link = ids.length >= 2 ? groupLinkKey(entryId, day, ids) : undefined;
+    const removeGroup = !legacy && pointerItem !== undefined && link !== undefined && !groupStands(pointerItem, eventId, ids, link);
     for (const identifier of ids) {
       // The entries may be on any of the identifier's pages.
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
@@ -489,9 +551,9 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
             new UpdateCommand({
               TableName: tableName(),
               Key: page,
-              UpdateExpression: 'REMOVE l.#l, t.#t',
+              UpdateExpression: `REMOVE l.#l, t.#t${removeGroup ? ', l.#g' : ''}`,
               ConditionExpression: 'attribute_exists(l)',
-              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery },
+              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
             }),
           );
         } catch (error) {
@@ -676,12 +738,12 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
     return item;
   };
   const people = new IdentityComponents();
-  const pointers = new Map<string, Record<string, unknown>>();
+  const pointers = new PointerItems(pixelId);
   for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
     if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
-    if (writes.length > 0 && event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
+    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
@@ -717,7 +779,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
-  await batchWrite([...puts, ...[...pointers.values()].map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...pointers.items().map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
 }
 
 /**
@@ -727,7 +789,9 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
 function linksOf(identifier: string, item: Record<string, unknown>): Array<{ group: string[]; entryId?: string; orderId?: string }> {
   return Object.entries((item.l ?? {}) as Record<string, string | { ids: string }>).map(([key, value]) => {
     const group = [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])];
-    return key.startsWith('or:') ? { group, orderId: key.slice(3) } : { group, entryId: entryOfDelivery(key.slice(3)) };
+    if (key.startsWith('or:')) return { group, orderId: key.slice(3) };
+    // `eg:<entryId>#<day>#<digest>` (a group's link), or `ev:<eventId>@<entryId>` (one delivery's, before group links).
+    return { group, entryId: key.startsWith('eg:') ? key.slice(3, key.indexOf('#')) : entryOfDelivery(key.slice(3)) };
   });
 }
 
