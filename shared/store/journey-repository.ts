@@ -22,17 +22,21 @@ import { eventTtl, isExpired } from './retention';
  * touchpoints and each order's journey, kept by the `attribution-journeys` projector.
  *
  * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
- * - `l` (links): identifiers seen together with this one: `ev:<eventId>@<entryId>` → JSON list:
- *   in the item of the event's first identifier, its other identifiers; in the others' items, the
- *   first one; `or:<orderId>` → `{ v, ids }`, an imported order's identifiers (with the order
- *   store's version, never replaced by an older one);
+ * - `l` (links): identifiers seen together with this one: `eg:<entryId>#<day>#<digest>` (one
+ *   group of identifiers on events of that log entry and UTC day, `groupLinkKey`) → JSON list: in
+ *   the item of the group's hub (its anonymous id, else its least identifier), the group's other
+ *   identifiers; in the others' items, the hub; `or:<orderId>` → `{ v, ids }`, an imported order's
+ *   identifiers (with the order store's version, never replaced by an older one). Before group
+ *   links, each delivery had its own, `ev:<eventId>@<entryId>`: still read, and taken back with
+ *   its delivery;
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
  * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
- * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, so a
- * delivery that later loses to an earlier one (P6's `superseded`, which names the entry and day) is
- * taken back exactly; one item per entry and day (as its event page), put whole in batched puts,
+ * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, and
+ * `g`, the group links of its server-assigned deliveries, so a delivery that later loses to an
+ * earlier one (P6's `superseded`, which names the entry and day) is taken back exactly (its group
+ * link only once no other delivery of the group stands); one item per entry and day (as its event page), put whole in batched puts,
  * with the page's `ttl`. Before this layout each delivery had an item of its own,
  * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
  * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
