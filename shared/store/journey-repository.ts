@@ -973,11 +973,24 @@ function inWindow(sorted: readonly PersonTouchpoint[], at: number): PersonTouchp
  * it was projected.
  */
 async function pendingEntries(pixelId: string, entryIds: readonly string[]): Promise<Set<string>> {
-  const distinct = [...new Set(entryIds)];
+  const settledKey = (entryId: string) => `${tableName()}\u0000${pixelId}\u0000${entryId}`;
+  const distinct = [...new Set(entryIds)].filter((entryId) => !settledEntries.has(settledKey(entryId)));
   if (distinct.length === 0) return new Set();
   const items = await batchGet(distinct.map((entryId) => ({ PK: logPartition(pixelId), SK: entryId })), { concurrency: READ_CONCURRENCY, attributes: ['projectedAt'] });
+  if (settledEntries.size + items.length > MAX_SETTLED_ENTRIES) settledEntries.clear();
+  for (const item of items) if (item.projectedAt !== undefined) settledEntries.add(settledKey(item.SK as string));
   return new Set(items.filter((item) => item.projectedAt === undefined).map((item) => item.SK as string));
 }
+
+/**
+ * Log entries (by table, pixel and entry) this process found projected. Once projected an
+ * entry is never pending again (nothing but `markProjected` writes a log item after it is
+ * appended, and that only ever writes it projected), so the fact holds for any consumer, retry
+ * or order of batches, and a person's earlier entries are read from the log once per process
+ * rather than on every walk of that person. Cleared whole when full.
+ */
+const settledEntries = new Set<string>();
+const MAX_SETTLED_ENTRIES = 200_000;
 
 async function fenced(write: () => Promise<unknown>): Promise<void> {
   try {
