@@ -42,17 +42,37 @@ process.stdin.on('end', () => {
 }).resume();
 
 /**
- * BENCH_STORE_OPS_FILE=<file>: the server counts its store calls by command, and the items they
- * name (a batch call's requests, a query's items returned), and writes them to <file>.<case> (accept,
- * project, core) when it stops.
+ * BENCH_STORE_OPS_FILE=<file>: the server counts its store calls by command and by the project
+ * function that made them (the first two `shared/` frames of the call's async stack, past the
+ * batching helpers), the items they name (a batch call's requests, a query's items returned) and
+ * the bytes of their requests, and writes them to <file>.<case> (accept, project, core) when it
+ * stops. Capturing a stack per call costs the server CPU: compare CPU only between runs without it.
  */
+/** A command input's size as JSON, with binary attributes at their length (a Buffer reaches a replacer already turned into `{ type, data }`) and sets as lists. */
+function requestBytes(input: unknown): number {
+  return JSON.stringify(input, (_key, value: unknown) => {
+    if (value instanceof Uint8Array) return '.'.repeat(value.byteLength);
+    if (value instanceof Set) return [...value];
+    const buffer = value as { type?: unknown; data?: unknown } | null;
+    if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data)) return '.'.repeat(buffer.data.length);
+    return value;
+  }).length;
+}
+
 function countStoreOps() {
-  const counts: Record<string, { calls: number; items: number; refused: number }> = {};
+  Error.stackTraceLimit = 60;
+  const counts: Record<string, { calls: number; items: number; refused: number; requestBytes: number }> = {};
   for (const client of [documentClient, bulkDocumentClient]) {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { RequestItems?: Record<string, unknown[] | { Keys: unknown[] }> };
-        const entry = (counts[context.commandName ?? 'unknown'] ??= { calls: 0, items: 0, refused: 0 });
+        const caller = [...(new Error().stack ?? '').matchAll(/at (?:async )?(\S+) \([^)]*\/shared\/(?:[\w-]+\/)*([\w-]+\.ts)/g)]
+          .map(([, fn, file]) => `${file}:${fn}`)
+          .filter((frame) => !/^(batch-get|batch-write|dynamo-client|map-with-concurrency|query-all|lazy|settle-all)\.ts/.test(frame))
+          .slice(0, 2)
+          .join(' < ');
+        const entry = (counts[`${context.commandName ?? 'unknown'} ${caller}`] ??= { calls: 0, items: 0, refused: 0, requestBytes: 0 });
+        entry.requestBytes += requestBytes(args.input);
         entry.calls++;
         if (input.RequestItems) entry.items += Object.values(input.RequestItems).reduce<number>((sum, requests) => sum + (Array.isArray(requests) ? requests.length : requests.Keys.length), 0);
         try {

@@ -1,3 +1,4 @@
+import { settleAll } from '../settle-all';
 import type { Projector } from '../pipeline/projector';
 import { applyEventCounts, applyEvents, applyOrders, retractEvents, writeInitialReadModels } from '../store/query-read-models';
 
@@ -12,10 +13,16 @@ import { applyEventCounts, applyEvents, applyOrders, retractEvents, writeInitial
 export const queryReadModelProjector: Projector = {
   name: 'query-measures',
   async project({ pixelId, entries, orders, deletedOrders = [] }) {
-    await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
-    await applyEvents(pixelId, entries);
-    await applyEventCounts(pixelId, entries);
-    if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
+    // The event side and the order side keep items of their own: they run side by side (the order
+    // side's round trips in sequence are most of a batch's wait).
+    await settleAll([
+      (async () => {
+        await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
+        await applyEvents(pixelId, entries);
+        await applyEventCounts(pixelId, entries);
+      })(),
+      orders.length > 0 || deletedOrders.length > 0 ? applyOrders(pixelId, orders, deletedOrders) : undefined,
+    ]);
   },
   seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events), entries),
 };

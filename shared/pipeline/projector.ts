@@ -5,7 +5,8 @@ import type { StoredEvent } from '../tracking/stored-event';
  * The interface read models plug into (per-day rollups, the identity graph, touchpoints, costs).
  *
  * The consumer (consumer.ts) calls every registered projector for every batch it projects, after
- * the events and orders of the batch are stored; `npm run import-orders` calls them for the orders
+ * the events and orders of the batch are stored, all side by side: a projector keeps items of its
+ * own and never reads another's; `npm run import-orders` calls them for the orders
  * it changed; `npm run rebuild-read-models` replays stored events and orders through them.
  *
  * The contract a projector must keep: its state is a function of the stored events and orders it

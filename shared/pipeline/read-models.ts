@@ -1,3 +1,4 @@
+import { settleAll } from '../settle-all';
 import { queryReadModelProjector } from '../analytics/query-read-model-projector';
 import { journeyProjector } from '../attribution/journey-projector';
 import type { Projector } from './projector';
@@ -8,10 +9,14 @@ import type { Projector } from './projector';
  */
 export const readModelProjectors: Projector[] = [queryReadModelProjector, journeyProjector];
 
-/** Runs every projector (or the given ones) over one batch, one after the other. */
+/**
+ * Runs every projector (or the given ones) over one batch, side by side: each keeps items of its
+ * own and reads only what the batch and the core stores give it, so none waits on another, and a
+ * batch takes as long as its slowest read model rather than their sum (what bounds the lag).
+ */
 export async function runProjectors(batch: Parameters<Projector['project']>[0], projectors: readonly Projector[] = readModelProjectors): Promise<void> {
   if (batch.entries.length === 0 && batch.orders.length === 0) return;
-  for (const projector of projectors) await projector.project(batch);
+  await settleAll(projectors.map((projector) => projector.project(batch)));
 }
 
 /**

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
+import { settleAll } from '../settle-all';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
@@ -20,17 +22,21 @@ import { eventTtl, isExpired } from './retention';
  * touchpoints and each order's journey, kept by the `attribution-journeys` projector.
  *
  * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
- * - `l` (links): identifiers seen together with this one: `ev:<eventId>@<entryId>` → JSON list:
- *   in the item of the event's first identifier, its other identifiers; in the others' items, the
- *   first one; `or:<orderId>` → `{ v, ids }`, an imported order's identifiers (with the order
- *   store's version, never replaced by an older one);
+ * - `l` (links): identifiers seen together with this one: `eg:<entryId>#<day>#<digest>` (one
+ *   group of identifiers on events of that log entry and UTC day, `groupLinkKey`) → JSON list: in
+ *   the item of the group's hub (its anonymous id, else its least identifier), the group's other
+ *   identifiers; in the others' items, the hub; `or:<orderId>` → `{ v, ids }`, an imported order's
+ *   identifiers (with the order store's version, never replaced by an older one). Before group
+ *   links, each delivery had its own, `ev:<eventId>@<entryId>`: still read, and taken back with
+ *   its delivery;
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
  * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
- * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, so a
- * delivery that later loses to an earlier one (P6's `superseded`, which names the entry and day) is
- * taken back exactly; one item per entry and day (as its event page), put whole in batched puts,
+ * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, and
+ * `g`, the group links of its server-assigned deliveries, so a delivery that later loses to an
+ * earlier one (P6's `superseded`, which names the entry and day) is taken back exactly (its group
+ * link only once no other delivery of the group stands); one item per entry and day (as its event page), put whole in batched puts,
  * with the page's `ttl`. Before this layout each delivery had an item of its own,
  * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
  * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
@@ -171,19 +177,40 @@ export interface EntryWrite {
   value: string;
 }
 
-/** What one stored delivery writes: its links in each identifier's item, its touchpoint under the first. */
+/**
+ * The link key of a group of identifiers seen together in one log entry's events of one UTC day:
+ * `eg:<entryId>#<day>#<digest of the sorted group>`. Every delivery of that entry and day with
+ * that group writes the same key, so a visit's events (a browser's anonymous id and fbp, a
+ * signed-in customer's email and user id, on every page view) make one link per item, not one per
+ * event: links were most of what a batch wrote, and most of what every walk read back and parsed.
+ */
+export function groupLinkKey(entryId: string, day: string, group: readonly string[]): string {
+  const digest = createHash('sha256').update([...group].sort().join('\n')).digest('base64url').slice(0, 16);
+  return `eg:${entryId}#${day}#${digest}`;
+}
+
+/**
+ * The item that holds a group's whole list: its anonymous id (an event has at most one), else its
+ * least identifier. A function of the group alone, so every delivery of a group writes the same
+ * value under its key in every item.
+ */
+const hubOf = (group: readonly string[]) => group.find((identifier) => identifier.startsWith('a:')) ?? [...group].sort()[0]!;
+
+/** What one stored delivery writes: its group's links in each identifier's item, its touchpoint under the first. */
 export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
   const ids = eventIdentifiers(event);
   if (ids.length === 0) return [];
   const delivery = deliveryId(event.eventId, entryId);
   const writes: EntryWrite[] = [];
   // A lone identifier links nothing; only events that tie two together are kept as links. The
-  // first identifier's item holds the whole list; each other one's names the first only (a star:
-  // the walk reaches the whole list in one more round, and the items stay small).
+  // hub's item holds the whole list; each other one's names the hub only (a star: the walk
+  // reaches the whole list in one more round, and the items stay small).
   if (ids.length >= 2) {
-    const [hub, ...others] = ids as [string, ...string[]];
-    writes.push({ identifier: hub, map: 'l', key: `ev:${delivery}`, value: JSON.stringify(others) });
-    for (const identifier of others) writes.push({ identifier, map: 'l', key: `ev:${delivery}`, value: JSON.stringify([hub]) });
+    const hub = hubOf(ids);
+    const others = ids.filter((identifier) => identifier !== hub);
+    const key = groupLinkKey(entryId, dayOf(event.timestamp), ids);
+    writes.push({ identifier: hub, map: 'l', key, value: JSON.stringify(others) });
+    for (const identifier of others) writes.push({ identifier, map: 'l', key, value: JSON.stringify([hub]) });
   }
   const touchpoint = touchpointEntry(event);
   if (touchpoint) writes.push({ identifier: ids[0]!, map: 't', key: delivery, value: JSON.stringify(touchpoint) });
@@ -329,33 +356,38 @@ export interface AppliedEvents {
  * so a crash in between leaves what `retractDeliveries` needs.
  */
 export async function applyJourneyEvents(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<AppliedEvents> {
-  const byIdentifier = new Map<string, EntryWrite[]>();
-  const pointers = new Map<string, Record<string, unknown>>();
+  // Each identifier's entries by map and key: the deliveries of one group in one entry and day
+  // share their link (`groupLinkKey`), which is written once.
+  const entriesOf = new Map<string, Map<string, EntryWrite>>();
+  const pointers = new PointerItems(pixelId);
   for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     if (writes.length === 0) continue;
     for (const write of writes) {
-      const list = byIdentifier.get(write.identifier);
-      if (list) list.push(write);
-      else byIdentifier.set(write.identifier, [write]);
+      const list = entriesOf.get(write.identifier);
+      if (list) list.set(`${write.map}${write.key}`, write);
+      else entriesOf.set(write.identifier, new Map([[`${write.map}${write.key}`, write]]));
     }
-    if (event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
+    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
+  const byIdentifier = new Map([...entriesOf].map(([identifier, writes]) => [identifier, [...writes.values()]]));
   const created = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
-  // Before the entries they name: a crash in between leaves the pointers a later retraction needs.
-  await batchWrite(
-    [...pointers.values()].map((Item) => ({ PutRequest: { Item } })),
-    { concurrency: WRITE_CONCURRENCY },
-  );
   // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
   // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
-  // again; an existing one's entries go straight to its last page.
+  // again; an existing one's entries go straight to its last page. The read goes out with the
+  // pointers' write, which must only be stored before the entries they name (a crash in between
+  // leaves the pointers a later retraction needs).
+  const [, existing] = await settleAll([
+    batchWrite(
+      pointers.items().map((Item) => ({ PutRequest: { Item } })),
+      { concurrency: WRITE_CONCURRENCY },
+    ),
+    batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] }),
+  ]);
   const pagesOf = new Map<string, number>();
-  for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] })) {
-    pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
-  }
+  for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
   const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
   const browserItems: WriteRequest[] = [];
   for (const [identifier, writes] of byIdentifier) {
@@ -409,15 +441,34 @@ function datedAttributes(pixelId: string, { order, version }: VersionedOrder): {
 }
 
 /**
- * Adds a client delivery to its (entry, day) pointer item. The item is put whole, in batched puts:
- * the drain projects an entry's stored deliveries all at once and the rebuild a page (an entry's
- * day) at once, so either writes every member the item should hold. It expires with its event page.
+ * The (entry, day) pointer items of a set of stored deliveries. Each is put whole, in batched
+ * puts: the drain projects an entry's stored deliveries all at once and the rebuild a page (an
+ * entry's day) at once, so either writes every member the item should hold. It expires with its
+ * event page. Besides a member per client delivery, `g` lists the link keys of the item's
+ * deliveries with a server-assigned eventId (never taken back): a group link is shared by every
+ * delivery of its group in the entry and day, so a retraction keeps it while one of them stands.
+ * Only items with a client delivery are written (nothing else is ever taken back).
  */
-function addPointer(pointers: Map<string, Record<string, unknown>>, pixelId: string, entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
-  const key = entryPointerKey(pixelId, entryId, dayOf(event.timestamp));
-  let pointer = pointers.get(key.PK);
-  if (!pointer) pointers.set(key.PK, (pointer = { ...key, ttl: eventTtl(acceptedAt) }));
-  pointer[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
+class PointerItems {
+  private readonly byKey = new Map<string, { item: Record<string, unknown>; serverLinks: Set<string>; clients: number }>();
+  constructor(private readonly pixelId: string) {}
+
+  add(entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
+    if (writes.length === 0) return;
+    const key = entryPointerKey(this.pixelId, entryId, dayOf(event.timestamp));
+    let pointer = this.byKey.get(key.PK);
+    if (!pointer) this.byKey.set(key.PK, (pointer = { item: { ...key, ttl: eventTtl(acceptedAt) }, serverLinks: new Set(), clients: 0 }));
+    if (event.eventIdSource === 'client') {
+      pointer.item[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
+      pointer.clients++;
+    } else {
+      for (const write of writes) if (write.map === 'l') pointer.serverLinks.add(write.key);
+    }
+  }
+
+  items(): Array<Record<string, unknown>> {
+    return [...this.byKey.values()].flatMap(({ item, serverLinks, clients }) => (clients === 0 ? [] : [serverLinks.size === 0 ? item : { ...item, g: [...serverLinks].sort() }]));
+  }
 }
 
 /** A new identifier's item holding its first entries. */
@@ -454,8 +505,13 @@ export interface TakenBack {
 /**
  * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
  * their pointer names (a member of their entry's pointer item, read one batched call for all).
+ * A delivery's group link (`groupLinkKey`) is shared with the other deliveries of its group in
+ * its entry and day: it is removed only when none of them stands, that is when the pointer item
+ * names no other client delivery with the same identifiers (members are removed as their
+ * deliveries are taken back; those of this call do not count) and no server-assigned one (`g`).
  * Returns the pointers read (their identifiers need their persons resolved again);
- * `deletePointers` removes them once that is done, so a crash before it is finished by the retry.
+ * `deletePointers` removes them once that is done, so a crash before it is finished by the retry
+ * (which decides the same: the members it reads are the same or fewer, never more).
  */
 export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<TakenBack[]> {
   if (deliveries.length === 0) return [];
@@ -465,8 +521,18 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
   for (const item of await batchGet([...keys.values()], { concurrency: READ_CONCURRENCY })) {
     if (!isExpired(item, now)) items.set(item.PK as string, item);
   }
+  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${entryPointerKey(pixelId, entryId, day).PK}\u0000${pointerAttribute(eventId)}`));
+  const groupStands = (item: Record<string, unknown>, eventId: string, ids: readonly string[], link: string) => {
+    if (Array.isArray(item.g) && (item.g as string[]).includes(link)) return true;
+    const group = ids.join('\n');
+    return Object.entries(item).some(
+      ([name, value]) =>
+        name.startsWith('e:') && name !== pointerAttribute(eventId) && !leaving.has(`${item.PK as string}\u0000${name}`) && Array.isArray(value) && (value as string[]).join('\n') === group,
+    );
+  };
   const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
-    let ids = items.get(entryPointerKey(pixelId, entryId, day).PK)?.[pointerAttribute(eventId)] as string[] | undefined;
+    const pointerItem = items.get(entryPointerKey(pixelId, entryId, day).PK);
+    let ids = pointerItem?.[pointerAttribute(eventId)] as string[] | undefined;
     let legacy = false;
     if (!ids) {
       // A delivery projected before pointers were kept per entry has an item of its own.
@@ -476,6 +542,9 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
       legacy = true;
     }
     const delivery = deliveryId(eventId, entryId);
+    // A pre-upgrade delivery's link is its own (`ev:`); a later one's is its group's.
+    const link = ids.length >= 2 ? groupLinkKey(entryId, day, ids) : undefined;
+    const removeGroup = !legacy && pointerItem !== undefined && link !== undefined && !groupStands(pointerItem, eventId, ids, link);
     for (const identifier of ids) {
       // The entries may be on any of the identifier's pages.
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
@@ -486,9 +555,9 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
             new UpdateCommand({
               TableName: tableName(),
               Key: page,
-              UpdateExpression: 'REMOVE l.#l, t.#t',
+              UpdateExpression: `REMOVE l.#l, t.#t${removeGroup ? ', l.#g' : ''}`,
               ConditionExpression: 'attribute_exists(l)',
-              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery },
+              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
             }),
           );
         } catch (error) {
@@ -673,12 +742,12 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
     return item;
   };
   const people = new IdentityComponents();
-  const pointers = new Map<string, Record<string, unknown>>();
+  const pointers = new PointerItems(pixelId);
   for (const { entryId, acceptedAt, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
     if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
-    if (writes.length > 0 && event.eventIdSource === 'client') addPointer(pointers, pixelId, entryId, acceptedAt ?? event.receivedAt, event, writes);
+    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
@@ -714,7 +783,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
-  await batchWrite([...puts, ...[...pointers.values()].map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...pointers.items().map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
 }
 
 /**
@@ -724,7 +793,9 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
 function linksOf(identifier: string, item: Record<string, unknown>): Array<{ group: string[]; entryId?: string; orderId?: string }> {
   return Object.entries((item.l ?? {}) as Record<string, string | { ids: string }>).map(([key, value]) => {
     const group = [identifier, ...(JSON.parse(typeof value === 'string' ? value : value.ids) as string[])];
-    return key.startsWith('or:') ? { group, orderId: key.slice(3) } : { group, entryId: entryOfDelivery(key.slice(3)) };
+    if (key.startsWith('or:')) return { group, orderId: key.slice(3) };
+    // `eg:<entryId>#<day>#<digest>` (a group's link), or `ev:<eventId>@<entryId>` (one delivery's, before group links).
+    return { group, entryId: key.startsWith('eg:') ? key.slice(3, key.indexOf('#')) : entryOfDelivery(key.slice(3)) };
   });
 }
 
@@ -902,11 +973,24 @@ function inWindow(sorted: readonly PersonTouchpoint[], at: number): PersonTouchp
  * it was projected.
  */
 async function pendingEntries(pixelId: string, entryIds: readonly string[]): Promise<Set<string>> {
-  const distinct = [...new Set(entryIds)];
+  const settledKey = (entryId: string) => `${tableName()}\u0000${pixelId}\u0000${entryId}`;
+  const distinct = [...new Set(entryIds)].filter((entryId) => !settledEntries.has(settledKey(entryId)));
   if (distinct.length === 0) return new Set();
   const items = await batchGet(distinct.map((entryId) => ({ PK: logPartition(pixelId), SK: entryId })), { concurrency: READ_CONCURRENCY, attributes: ['projectedAt'] });
+  if (settledEntries.size + items.length > MAX_SETTLED_ENTRIES) settledEntries.clear();
+  for (const item of items) if (item.projectedAt !== undefined) settledEntries.add(settledKey(item.SK as string));
   return new Set(items.filter((item) => item.projectedAt === undefined).map((item) => item.SK as string));
 }
+
+/**
+ * Log entries (by table, pixel and entry) this process found projected. Once projected an
+ * entry is never pending again (nothing but `markProjected` writes a log item after it is
+ * appended, and that only ever writes it projected), so the fact holds for any consumer, retry
+ * or order of batches, and a person's earlier entries are read from the log once per process
+ * rather than on every walk of that person. Cleared whole when full.
+ */
+const settledEntries = new Set<string>();
+const MAX_SETTLED_ENTRIES = 200_000;
 
 async function fenced(write: () => Promise<unknown>): Promise<void> {
   try {

@@ -7,6 +7,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { identityKeys } from '../analytics/identity-components';
 import type { CustomerDigest, DigestOrder, QueryEvent, QueryOrder } from '../analytics/query-data';
 import { customerDigests, customerKeys } from '../orders/counting-rules';
+import { settleAll } from '../settle-all';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
@@ -341,13 +342,13 @@ async function applyOrder(
   const keys = fact ? orderItemKeys(pixelId, fact) : [];
   const current = new Set(keys.map(keyId));
   const previous = (pointer?.keys as string[] | undefined) ?? [];
-  if (fact) {
-    const entry: OrderEntry = { v: version, f: encodeFact(fact) };
-    for (const identity of identityKeys(fact.customer)) await setIdentityEntry(identityKey(pixelId, identity), orderId, entry, known);
-  }
-  for (const left of previous.filter((id) => !current.has(id))) {
-    await setOrderEntry(slotOf(left), orderId, { v: version }, touched);
-  }
+  // Each write is to an item of its own and none depends on another (the pointer, written last by
+  // the caller, is what a retry reads), so they go out together rather than one round trip each.
+  const entry: OrderEntry | undefined = fact && { v: version, f: encodeFact(fact) };
+  await settleAll([
+    ...(fact ? identityKeys(fact.customer).map((identity) => setIdentityEntry(identityKey(pixelId, identity), orderId, entry!, known)) : []),
+    ...previous.filter((id) => !current.has(id)).map((left) => setOrderEntry(slotOf(left), orderId, { v: version }, touched)),
+  ]);
   return {
     ...(fact ? { live: { v: version, order: fact } } : {}),
     identities: [...new Set([...(fact ? identityKeys(fact.customer) : []), ...previous.flatMap((id) => identityOfKey(id) ?? [])])],

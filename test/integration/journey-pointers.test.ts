@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
@@ -49,6 +49,24 @@ async function journeyState(pixelId: string) {
 
 const EMAIL = 'e'.repeat(64);
 
+/** Rewrites a pixel's group links (`eg:`) as the one delivery's links they were before group links (`ev:<delivery>`). */
+async function toDeliveryLinks(pixelId: string, delivery: string) {
+  for (const item of (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#AJ#`) && item.SK === 'JOURNEY')) {
+    for (const [key, value] of Object.entries((item.l ?? {}) as Record<string, unknown>)) {
+      if (!key.startsWith('eg:')) continue;
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: 'REMOVE l.#old SET l.#new = :value',
+          ExpressionAttributeNames: { '#old': key, '#new': `ev:${delivery}` },
+          ExpressionAttributeValues: { ':value': value },
+        }),
+      );
+    }
+  }
+}
+
 beforeAll(async () => {
   await useFreshTable();
 });
@@ -88,11 +106,44 @@ describe('journey delivery pointers', () => {
     expect((await journeyState('px_ptr_retract')).journeys).toEqual(clean.journeys);
   });
 
+  it("keeps a group's link while another delivery of that group in the entry and day stands, client or server-assigned, and removes it with the last", async () => {
+    const visit = (eventId: string, hour: number) => adVisit(eventId, hour, 'one-browser', EMAIL);
+    const server = (eventId: string, hour: number): StoredEvent => ({ ...visit(eventId, hour), eventIdSource: 'server' });
+    const later = entry('01KGROUP000002', [visit('g1', 12), visit('g2', 13), visit('g3', 14), server('s1', 15)]);
+    await project('px_ptr_group', later);
+    const remaining = (...taken: string[]) => ({ ...later, events: later.events.filter((event) => !taken.includes(event.eventId)) });
+    const winner = (...eventIds: string[]) =>
+      entry('01KGROUP000001', eventIds.map((eventId) => adVisit(eventId, 9, `first-${eventId}`)), eventIds.map((eventId) => ({ entryId: '01KGROUP000002', eventId, day: DAY_ONE })));
+    const clean = async (pixelId: string, taken: string[], base = later) => {
+      await project(pixelId, winner(...taken), { ...base, events: base.events.filter((event) => !taken.includes(event.eventId)) });
+      return (await journeyState(pixelId)).journeys;
+    };
+
+    // One of three client deliveries taken back, then the two others in one batch: the server-assigned one still stands.
+    await project('px_ptr_group', remaining('g2'), winner('g2'));
+    expect((await journeyState('px_ptr_group')).journeys).toEqual(await clean('px_ptr_group_c1', ['g2']));
+    await project('px_ptr_group', remaining('g1', 'g2', 'g3'), winner('g1', 'g2', 'g3'));
+    const state = await journeyState('px_ptr_group');
+    expect(state.journeys).toEqual(await clean('px_ptr_group_c2', ['g1', 'g2', 'g3']));
+    expect(JSON.stringify(state.journeys)).toContain('eg:01KGROUP000002#');
+
+    // Without the server-assigned delivery, the last client one taken back takes the link with it.
+    const alone = entry('01KGROUP000002', [visit('g1', 12), visit('g2', 13)]);
+    await project('px_ptr_group_last', alone);
+    await project('px_ptr_group_last', { ...alone, events: [visit('g2', 13)] }, winner('g1'));
+    expect(JSON.stringify((await journeyState('px_ptr_group_last')).journeys)).toContain('eg:01KGROUP000002#');
+    await project('px_ptr_group_last', { ...alone, events: [] }, winner('g1', 'g2'));
+    const last = await journeyState('px_ptr_group_last');
+    expect(JSON.stringify(last.journeys)).not.toContain('eg:01KGROUP000002#');
+    expect(last.journeys).toEqual(await clean('px_ptr_group_c3', ['g1', 'g2'], alone));
+  });
+
   it('takes back a delivery projected before pointers were kept per entry, through its own pointer item, and removes that item', async () => {
     const later = entry('01KLEGACY00002', [adVisit('old', 12, 'legacy-browser', EMAIL)]);
     await project('px_ptr_legacy', later);
-    // The layout before the upgrade: one item per client delivery, and no entry pointer.
+    // The layout before the upgrade: one item per client delivery, its links keyed by delivery, and no entry pointer.
     await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#px_ptr_legacy#AJD#01KLEGACY00002#${DAY_ONE}`, SK: 'ENTRY' } }));
+    await toDeliveryLinks('px_ptr_legacy', 'old@01KLEGACY00002');
     const legacyKey = { PK: 'PIXEL#px_ptr_legacy#AJD#old#01KLEGACY00002', SK: 'POINTER' };
     await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey, ids: ['a:legacy-browser', `e:${EMAIL}`, 'f:fb.1.1.legacy-browser'].sort() } }));
 
