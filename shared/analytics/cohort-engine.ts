@@ -7,7 +7,7 @@ import { countsOrder, type CountingSettings } from '../orders/counting-rules';
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
-import { orderTimeOf, type QueryOrder } from './query-data';
+import { orderTimeOf, orderUtcDate, type QueryOrder } from './query-data';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
 import { parseInstant } from '../time/iso-8601';
@@ -112,7 +112,7 @@ export function computeCohorts(
   let costFailure: string | undefined;
   const money = (order: QueryOrder, amount: number): number => {
     if (amount === 0) return 0;
-    const date = order.orderDate.slice(0, 10);
+    const date = orderUtcDate(order);
     const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, date);
     if (converted === undefined) {
       failure ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${date}`;

@@ -86,3 +86,23 @@ export interface RangeData {
 
 /** An order's date in epoch milliseconds: `orderTime` when the reader gave it, else parsed from `orderDate`. */
 export const orderTimeOf = (order: Pick<QueryOrder, 'orderDate' | 'orderTime'>): number => order.orderTime ?? parseInstant(order.orderDate);
+
+const DAY_MS = 86_400_000;
+let lastDay = Number.NaN;
+let lastDate = '';
+
+/**
+ * An order's UTC date (`YYYY-MM-DD`), whose exchange rate converts its amounts: from `orderTime`
+ * when the reader gave it, so that a day copy's order never has its ISO text written (see
+ * `DayCopyOrder`), else the date part of `orderDate`. Orders come day by day: the last day's text
+ * is kept.
+ */
+export function orderUtcDate(order: Pick<QueryOrder, 'orderDate' | 'orderTime'>): string {
+  if (order.orderTime === undefined) return order.orderDate.slice(0, 10);
+  const day = Math.floor(order.orderTime / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDate = new Date(day * DAY_MS).toISOString().slice(0, 10);
+  }
+  return lastDate;
+}
