@@ -3,7 +3,7 @@ import { findMeasure, type CohortMeasureId } from '../catalog/measures';
 import { CostBook, costsOfOrder } from '../costs/order-costs';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
-import { countsOrder, type CountingSettings } from '../orders/counting-rules';
+import { countsOrder, type CountingSettings, type MetCustomers } from '../orders/counting-rules';
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
@@ -81,7 +81,7 @@ export function computeCohorts(
   spec: CohortSpec,
   range: InstantRange,
   history: readonly QueryOrder[],
-  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> },
+  customers: MetCustomers,
   fx: FxTable,
   book: CostBook,
   now: number,
@@ -130,7 +130,7 @@ export function computeCohorts(
   };
 
   for (const order of history) {
-    const customer = customers.customerOf.get(order.orderId) ?? `o:${order.orderId}`;
+    const customer = customers.customerOf(order);
     const index = cohortOf.get(customer);
     if (index === undefined || !countsOrder(order, spec.orderSettings)) continue;
     const cohort = cohorts[index]!;

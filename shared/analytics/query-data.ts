@@ -2,6 +2,7 @@ import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import type { Ad } from '../schemas/ad-import';
 import type { FinancialStatus } from '../orders/order';
 import { parseInstant } from '../time/iso-8601';
+import type { MetCustomers } from '../orders/counting-rules';
 
 /**
  * What the query engine reads for one range: the facts the read models keep, already narrowed to
@@ -75,7 +76,7 @@ export interface RangeData {
    * Who each order's customer is and which order is each customer's first counted one, over the
    * customers' whole history (counting-rules.ts `firstCountedOrders`).
    */
-  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
+  customers: MetCustomers;
   events: readonly QueryEvent[];
   /**
    * Each ad's hours in the range, or instead its `cells` (daily-rollup-codec.ts, day = index into

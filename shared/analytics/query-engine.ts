@@ -196,10 +196,9 @@ function addOrders(
 ): void {
   const filter = filterForFamily(spec.filters, 'orders');
   const costed = needsCosts(spec.measures);
-  const { customerOf, firstOrderOf } = data.customers;
-  const customerOfOrder = (order: QueryOrder) => customerOf.get(order.orderId) ?? `o:${order.orderId}`;
+  const { customers } = data;
   // Without customer measures nobody is new: no customer to look up per order.
-  const typeOf = (order: QueryOrder) => (firstOrderOf.size > 0 && firstOrderOf.get(customerOfOrder(order)) === order.orderId ? 'new' : 'returning');
+  const typeOf = (order: QueryOrder) => (customers.firstOrderOf.size > 0 && customers.firstOrderOf.get(customers.customerOf(order)) === order.orderId ? 'new' : 'returning');
   /** An amount of the order in the requested currency, at the rate of the order's UTC date. */
   const money = (order: QueryOrder, amount: number | null): number => {
     if (!amount) return 0;
@@ -235,7 +234,7 @@ function addOrders(
     const value = money(order, order.value);
     const refunds = byOrderDate ? money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0)) : 0;
     const isNew = type === 'new';
-    const customer = countsCustomers ? customerOfOrder(order) : undefined;
+    const customer = countsCustomers ? customers.customerOf(order) : undefined;
     let costs = NO_COSTS;
     if (costed) {
       const outcome = costsOfOrder(order, book, fx, spec.currency);
