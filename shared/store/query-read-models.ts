@@ -846,8 +846,9 @@ class DayCopyOrder implements QueryOrder {
   readonly #dayStart: number;
   #orderDate: string | undefined = undefined;
   customerDigest: CustomerDigest | undefined = undefined;
-  items?: QueryOrder['items'];
-  shippingCost?: number;
+  // Set only for cost measures: no slot in the other queries' orders.
+  declare items?: QueryOrder['items'];
+  declare shippingCost?: number;
 
   constructor(
     day: string,
