@@ -74,7 +74,7 @@ export interface RangeData {
   refundedOrders: readonly QueryOrder[];
   /**
    * Who each order's customer is and which order is each customer's first counted one, over the
-   * customers' whole history (counting-rules.ts `firstCountedOrders`).
+   * customers' whole history (counting-rules.ts `metCustomers`).
    */
   customers: MetCustomers;
   events: readonly QueryEvent[];

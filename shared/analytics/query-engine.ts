@@ -124,7 +124,6 @@ const EVENT_FIELDS: Record<string, (event: QueryEvent) => DimensionValue> = {
 
 const CHECKOUT_NAMES = new Set(['begin_checkout', 'initiate_checkout']);
 
-
 /** Which families of facts a set of measures needs. */
 export function familiesNeeded(measures: readonly string[]): Set<DimensionFamily> {
   const families = new Set<DimensionFamily>();
