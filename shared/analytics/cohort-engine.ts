@@ -3,11 +3,11 @@ import { findMeasure, type CohortMeasureId } from '../catalog/measures';
 import { CostBook, costsOfOrder } from '../costs/order-costs';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
-import { countsOrder, type CountingSettings } from '../orders/counting-rules';
+import { countsOrder, type CountingSettings, type MetCustomers } from '../orders/counting-rules';
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
-import { orderTimeOf, type QueryOrder } from './query-data';
+import { orderTimeOf, orderUtcDate, type QueryOrder } from './query-data';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
 import { parseInstant } from '../time/iso-8601';
@@ -81,7 +81,7 @@ export function computeCohorts(
   spec: CohortSpec,
   range: InstantRange,
   history: readonly QueryOrder[],
-  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> },
+  customers: MetCustomers,
   fx: FxTable,
   book: CostBook,
   now: number,
@@ -112,7 +112,7 @@ export function computeCohorts(
   let costFailure: string | undefined;
   const money = (order: QueryOrder, amount: number): number => {
     if (amount === 0) return 0;
-    const date = order.orderDate.slice(0, 10);
+    const date = orderUtcDate(order);
     const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, date);
     if (converted === undefined) {
       failure ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${date}`;
@@ -130,7 +130,7 @@ export function computeCohorts(
   };
 
   for (const order of history) {
-    const customer = customers.customerOf.get(order.orderId) ?? `o:${order.orderId}`;
+    const customer = customers.customerOf(order);
     const index = cohortOf.get(customer);
     if (index === undefined || !countsOrder(order, spec.orderSettings)) continue;
     const cohort = cohorts[index]!;

@@ -2,6 +2,7 @@ import type { HourlyMetrics } from '../store/hourly-metrics-codec';
 import type { Ad } from '../schemas/ad-import';
 import type { FinancialStatus } from '../orders/order';
 import { parseInstant } from '../time/iso-8601';
+import type { MetCustomers } from '../orders/counting-rules';
 
 /**
  * What the query engine reads for one range: the facts the read models keep, already narrowed to
@@ -73,9 +74,9 @@ export interface RangeData {
   refundedOrders: readonly QueryOrder[];
   /**
    * Who each order's customer is and which order is each customer's first counted one, over the
-   * customers' whole history (counting-rules.ts `firstCountedOrders`).
+   * customers' whole history (counting-rules.ts `metCustomers`).
    */
-  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
+  customers: MetCustomers;
   events: readonly QueryEvent[];
   /**
    * Each ad's hours in the range, or instead its `cells` (daily-rollup-codec.ts, day = index into
@@ -86,3 +87,23 @@ export interface RangeData {
 
 /** An order's date in epoch milliseconds: `orderTime` when the reader gave it, else parsed from `orderDate`. */
 export const orderTimeOf = (order: Pick<QueryOrder, 'orderDate' | 'orderTime'>): number => order.orderTime ?? parseInstant(order.orderDate);
+
+const DAY_MS = 86_400_000;
+let lastDay = Number.NaN;
+let lastDate = '';
+
+/**
+ * An order's UTC date (`YYYY-MM-DD`), whose exchange rate converts its amounts: from `orderTime`
+ * when the reader gave it, so that a day copy's order never has its ISO text written (see
+ * `DayCopyOrder`), else the date part of `orderDate`. Orders come day by day: the last day's text
+ * is kept.
+ */
+export function orderUtcDate(order: Pick<QueryOrder, 'orderDate' | 'orderTime'>): string {
+  if (order.orderTime === undefined) return order.orderDate.slice(0, 10);
+  const day = Math.floor(order.orderTime / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDate = new Date(day * DAY_MS).toISOString().slice(0, 10);
+  }
+  return lastDate;
+}

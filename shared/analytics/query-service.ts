@@ -1,7 +1,7 @@
 import { AD_ATTRIBUTE_FIELDS } from '../ads/ad-details';
 import { FxTable } from '../ads/fx-table';
 import { evaluateFilter } from '../filters/evaluate-filter';
-import { metCustomers } from '../orders/counting-rules';
+import { metCustomers, NO_CUSTOMERS } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
@@ -119,7 +119,7 @@ export async function runQuery(pixelId: string, request: QueryRequest, source: Q
   const wantsCustomers = needsCustomerHistory(spec);
   const undigested = wantsCustomers ? met.filter((order) => !order.customerDigest || order.customerDigest.earlier === null) : [];
   const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
-  const customers = wantsCustomers ? metCustomers(met, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
+  const customers = wantsCustomers ? metCustomers(met, history, spec.orderSettings) : NO_CUSTOMERS;
   const primaryData: RangeData = { ...primaryFacts, customers };
   const compareData: RangeData | undefined = compareFacts && { ...compareFacts, customers };
   const primary = computeRange(spec, request.primaryRange, primaryData, fx, costs);

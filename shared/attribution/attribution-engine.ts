@@ -6,10 +6,10 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
 import { noExchangeRate, sumAdDays, type AdDayInput } from '../analytics/ad-day-cells';
 import { filterForFamily } from '../analytics/filter-namespaces';
-import type { QueryOrder } from '../analytics/query-data';
+import { orderTimeOf, orderUtcDate, type QueryOrder } from '../analytics/query-data';
 import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
 import { ORDER_FILTER_FIELDS } from '../analytics/query-engine';
-import { countsOrder, type CountingSettings } from '../orders/counting-rules';
+import { countsOrder, type CountingSettings, type MetCustomers } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
@@ -118,7 +118,7 @@ export interface AttributionRangeData {
   /** Orders placed in the range (others are ignored). */
   orders: readonly QueryOrder[];
   /** Who each order's customer is and their first counted order (counting-rules.ts). */
-  customers: { customerOf: ReadonlyMap<string, string>; firstOrderOf: ReadonlyMap<string, string> };
+  customers: MetCustomers;
   /** Every known touchpoint of each order's person (the window is applied here). */
   touchpointsOf: ReadonlyMap<string, readonly Touchpoint[]>;
   /** The ads whose spend joins, with their cells over the range when read, else their hours. */
@@ -161,9 +161,9 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
   const filter = filterForFamily(spec.filters, 'orders');
   const money = (order: QueryOrder, amount: number | null): number => {
     if (!amount) return 0;
-    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, order.orderDate.slice(0, 10));
+    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, orderUtcDate(order));
     if (converted === undefined) {
-      failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${order.orderDate.slice(0, 10)}`;
+      failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${orderUtcDate(order)}`;
       return 0;
     }
     return converted;
@@ -172,9 +172,9 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
   // What each counted order brings, whatever the model: its amounts and its journey in the window.
   const credited: Array<{ at: number; bucket: number; revenue: number; net: number; isNew: boolean; journey: Touchpoint[] }> = [];
   for (const order of data.orders) {
-    const at = Date.parse(order.orderDate);
+    const at = orderTimeOf(order);
     if (at < range.start || at >= range.end || !countsOrder(order, spec.orderSettings)) continue;
-    const customer = data.customers.customerOf.get(order.orderId) ?? `o:${order.orderId}`;
+    const customer = data.customers.customerOf(order);
     const type = data.customers.firstOrderOf.get(customer) === order.orderId ? 'new' : 'returning';
     if (filter && !evaluateFilter(filter, (field) => ORDER_FILTER_FIELDS[field]?.(order, type))) continue;
     const revenue = money(order, order.value);

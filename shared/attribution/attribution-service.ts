@@ -2,7 +2,7 @@ import { FxTable } from '../ads/fx-table';
 import { loadAdDayCells, type AdDayInput } from '../analytics/ad-day-cells';
 import { IdentityComponents } from '../analytics/identity-components';
 import type { QueryOrder } from '../analytics/query-data';
-import { metCustomers } from '../orders/counting-rules';
+import { metCustomers, NO_CUSTOMERS } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
@@ -117,7 +117,7 @@ export async function runAttributionQuery(pixelId: string, request: QueryAttribu
   // orders without a usable digest have their whole history read (as POST /query does).
   const undigested = needsHistory ? orders.filter((order) => !order.customerDigest || order.customerDigest.earlier === null) : [];
   const history = undigested.length > 0 ? await source.customerHistory(pixelId, undigested) : [];
-  const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : { customerOf: new Map<string, string>(), firstOrderOf: new Map<string, string>() };
+  const customers = needsHistory ? metCustomers(orders, history, spec.orderSettings) : NO_CUSTOMERS;
   const primary = computeAttributionRange(spec, request.primaryRange, { orders: primaryOrders, customers, touchpointsOf, ads: primaryAds }, fx);
   const compare = request.compareRange ? computeAttributionRange(spec, request.compareRange, { orders: compareOrders, customers, touchpointsOf, ads: compareAds }, fx) : undefined;
   return { spec, primary, compare };

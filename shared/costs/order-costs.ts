@@ -1,4 +1,5 @@
 import type { FxTable } from '../ads/fx-table';
+import { orderUtcDate } from '../analytics/query-data';
 import { defaultCostSettings, gatewayKey, type CostSettings, type SkuCost } from '../schemas/cost-settings';
 
 /**
@@ -21,6 +22,8 @@ import { defaultCostSettings, gatewayKey, type CostSettings, type SkuCost } from
  */
 export interface CostedOrder {
   orderDate: string;
+  /** `orderDate` in epoch milliseconds, when the reader gave it (`orderUtcDate` reads the date from it). */
+  orderTime?: number;
   value: number | null;
   currency: string | null;
   paymentGateway: string | null;
@@ -69,7 +72,7 @@ export class CostBook {
 export function costsOfOrder(order: CostedOrder, book: CostBook, fx: FxTable, currency: string): { costs: OrderCosts } | { failure: string } {
   // The conversion's state lives in a plain object, not a closure: costing runs once per order of
   // a query, and a closure made per call was a measurable part of it.
-  const conversion: Conversion = { fx, currency, date: order.orderDate.slice(0, 10), failure: undefined };
+  const conversion: Conversion = { fx, currency, date: orderUtcDate(order), failure: undefined };
   const { settings } = book;
   const items = order.items && order.items.length > 0 ? order.items : [{ quantity: 1, price: order.value ?? 0 }];
   let cogs = 0;

@@ -139,37 +139,53 @@ export function firstCountedOrders<T extends IdentifiedOrder & CountableOrder>(
 
 const isBefore = (a: IdentifiedOrder, b: IdentifiedOrder) => a.orderDate < b.orderDate || (a.orderDate === b.orderDate && a.orderId < b.orderId);
 
+/** Who the customers of the orders a query met are (`metCustomers`). */
+export interface MetCustomers {
+  /**
+   * The key of an order's customer: the id of the customer's earliest order (counted or not), or
+   * `o:<orderId>` for an order neither digested nor in the history read (a customer of its own).
+   */
+  customerOf(order: Pick<QueryOrder, 'orderId' | 'customerDigest'>): string;
+  /** Each customer's first counted order id, by customer key. */
+  firstOrderOf: ReadonlyMap<string, string>;
+}
+
+/** When no measure, dimension or filter asks who is new: every order a customer of its own, none first. */
+export const NO_CUSTOMERS: MetCustomers = { customerOf: (order) => `o:${order.orderId}`, firstOrderOf: new Map() };
+
+const usableDigest = (order: Pick<QueryOrder, 'customerDigest'>) => order.customerDigest !== undefined && order.customerDigest.earlier !== null;
+
 /**
  * Who the customers of the orders a query met are, and which order is each one's first counted
  * order: from the customer digest an order carries (new when it counts and none of the customer's
  * earlier orders counts), else from `history`, the whole stored history of the customers of the
  * orders without a usable digest (`firstCountedOrders`). Both name a customer by the id of its
- * earliest order, counted or not, so the two agree on who is who.
+ * earliest order, counted or not, so the two agree on who is who. A digested order's customer is
+ * read from its digest when asked, not kept in a map: a year's query meets 100,000 orders.
  */
-export function metCustomers(
-  met: readonly QueryOrder[],
-  history: readonly QueryOrder[],
-  settings: CountingSettings,
-): { customerOf: Map<string, string>; firstOrderOf: Map<string, string> } {
-  const customerOf = new Map<string, string>();
+export function metCustomers(met: readonly QueryOrder[], history: readonly QueryOrder[], settings: CountingSettings): MetCustomers {
   const firstOrderOf = new Map<string, string>();
   for (const order of met) {
-    const digest = order.customerDigest;
-    if (!digest || digest.earlier === null) continue;
-    customerOf.set(order.orderId, digest.customerId);
-    if (countsOrder(order, settings) && !digest.earlier.some((earlier) => countsOrder(earlier, settings))) firstOrderOf.set(digest.customerId, order.orderId);
+    if (!usableDigest(order)) continue;
+    const digest = order.customerDigest!;
+    if (countsOrder(order, settings) && !digest.earlier!.some((earlier) => countsOrder(earlier, settings))) firstOrderOf.set(digest.customerId, order.orderId);
   }
-  if (history.length === 0) return { customerOf, firstOrderOf };
-  const { customerOf: groupOf, firstOrderOf: firstOfGroup } = firstCountedOrders(history, settings);
-  const earliest = new Map<string, IdentifiedOrder>();
-  for (const order of history) {
-    const group = groupOf.get(order.orderId)!;
-    const known = earliest.get(group);
-    if (!known || isBefore(order, known)) earliest.set(group, order);
+  const historyCustomerOf = new Map<string, string>();
+  if (history.length > 0) {
+    const { customerOf: groupOf, firstOrderOf: firstOfGroup } = firstCountedOrders(history, settings);
+    const earliest = new Map<string, IdentifiedOrder>();
+    for (const order of history) {
+      const group = groupOf.get(order.orderId)!;
+      const known = earliest.get(group);
+      if (!known || isBefore(order, known)) earliest.set(group, order);
+    }
+    for (const order of history) historyCustomerOf.set(order.orderId, earliest.get(groupOf.get(order.orderId)!)!.orderId);
+    for (const [group, first] of firstOfGroup) firstOrderOf.set(earliest.get(group)!.orderId, first);
   }
-  for (const order of history) if (!customerOf.has(order.orderId)) customerOf.set(order.orderId, earliest.get(groupOf.get(order.orderId)!)!.orderId);
-  for (const [group, first] of firstOfGroup) firstOrderOf.set(earliest.get(group)!.orderId, first);
-  return { customerOf, firstOrderOf };
+  return {
+    customerOf: (order) => (usableDigest(order) ? order.customerDigest!.customerId : (historyCustomerOf.get(order.orderId) ?? `o:${order.orderId}`)),
+    firstOrderOf,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
+import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
@@ -1071,7 +1072,7 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
 export async function readRangeJourneys(
   pixelId: string,
   ranges: ReadonlyArray<{ start: number; end: number }>,
-): Promise<(orders: ReadonlyArray<{ orderId: string; orderDate: string }>) => Map<string, Touchpoint[]>> {
+): Promise<(orders: ReadonlyArray<JourneyOrder>) => Map<string, Touchpoint[]>> {
   const days = new Set<string>();
   for (const range of ranges) {
     for (let day = Math.floor(range.start / 86_400_000) * 86_400_000; day < range.end; day += 86_400_000) days.add(utcDay(day));
@@ -1116,10 +1117,13 @@ async function readJourneyDays(pixelId: string, unsortedDays: readonly string[])
   return entries;
 }
 
-function journeysOf(entries: JourneyEntries, orders: ReadonlyArray<{ orderId: string; orderDate: string }>): Map<string, Touchpoint[]> {
+/** What finds an order's journey entry: its id and time (`orderTimeOf`: a day copy's order gives it as a number, with no ISO text to write and parse back). */
+type JourneyOrder = Pick<QueryOrder, 'orderId' | 'orderDate' | 'orderTime'>;
+
+function journeysOf(entries: JourneyEntries, orders: ReadonlyArray<JourneyOrder>): Map<string, Touchpoint[]> {
   const journeys = new Map<string, Touchpoint[]>();
   for (const order of orders) {
-    const entry = entries.get(`${order.orderId}\u0000${Date.parse(order.orderDate)}`);
+    const entry = entries.get(`${order.orderId}\u0000${orderTimeOf(order)}`);
     if (!entry) continue;
     const rows = JSON.parse(entry.j) as Array<[string, ...TouchpointEntry]>;
     journeys.set(order.orderId, rows.map(([id, ...touchpoint]) => touchpointOf(id, touchpoint as TouchpointEntry)));

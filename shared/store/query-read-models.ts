@@ -835,6 +835,46 @@ const NO_EARLIER_ORDERS: DigestOrder[] = Object.freeze([]) as unknown as DigestO
 const NO_IDENTIFIERS: QueryOrder['customer'] = Object.freeze({ userIds: NO_TAGS, emailHashes: NO_TAGS, phoneHashes: NO_TAGS }) as QueryOrder['customer'];
 
 /**
+ * An order of a day copy. Its `orderDate` text is written from `orderTime` only when read: the
+ * query and cohort engines read the time and the UTC date (`orderTimeOf`, `orderUtcDate`), and a
+ * year's query keeps 100,000 orders, so the text was a string of about ten pieces per order made
+ * for nothing. Every field but `orderDate` is an own field, set at once, so all orders of the
+ * copies share one shape. (Being a getter, `orderDate` is not copied by a spread: nothing copies
+ * these orders; a test that does reads it explicitly.)
+ */
+class DayCopyOrder implements QueryOrder {
+  readonly #day: string;
+  readonly #dayStart: number;
+  #orderDate: string | undefined = undefined;
+  customerDigest: CustomerDigest | undefined = undefined;
+  // Set only for cost measures: no slot in the other queries' orders.
+  declare items?: QueryOrder['items'];
+  declare shippingCost?: number;
+
+  constructor(
+    day: string,
+    dayStart: number,
+    public orderId: string,
+    public orderTime: number,
+    public value: number | null,
+    public currency: string | null,
+    public sourceName: string | null,
+    public tags: string[],
+    public paymentGateway: string | null,
+    public financialStatus: QueryOrder['financialStatus'],
+    public refunds: QueryOrder['refunds'],
+    public customer: QueryOrder['customer'],
+  ) {
+    this.#day = day;
+    this.#dayStart = dayStart;
+  }
+
+  get orderDate(): string {
+    return (this.#orderDate ??= isoAt(this.#day, this.#dayStart, this.orderTime - this.#dayStart));
+  }
+}
+
+/**
  * Brings `found` to the orders of one day copy: each order newer than any met is decided on its
  * columns (`keep`: its index, its first refund's index, its refund count) and built only when
  * kept, with the digest only for `customers`. Strings are the copy's dictionary entries, tag
@@ -882,20 +922,20 @@ function offerDayColumns(
     // year's query keeps 100,000 orders and every allocation here is garbage soon after.
     const decodedRefunds: QueryOrder['refunds'] = refunds === 0 ? NO_REFUNDS : new Array(refunds);
     for (let k = 0; k < refunds; k++) decodedRefunds[k] = { amount: cols.ra[firstRefund + k]!, processedAt: isoAt(day, dayStart, cols.rt[firstRefund + k]!) };
-    const orderTime = dayStart + cols.t[i]!;
-    const order: QueryOrder = {
+    const order = new DayCopyOrder(
+      day,
+      dayStart,
       orderId,
-      orderDate: isoAt(day, dayStart, cols.t[i]!),
-      orderTime,
-      value: cols.val[i]!,
-      currency: at(cols.cur[i]!),
-      sourceName: at(cols.src[i]!),
-      tags: tagsAt(cols.tg[i]!),
-      paymentGateway: at(cols.gw[i]!),
-      financialStatus: strings[cols.st[i]!] as QueryOrder['financialStatus'],
-      refunds: decodedRefunds,
-      customer: identifiers ? { userIds: identifiers[1], emailHashes: identifiers[2], phoneHashes: identifiers[3] } : NO_IDENTIFIERS,
-    };
+      dayStart + cols.t[i]!,
+      cols.val[i]!,
+      at(cols.cur[i]!),
+      at(cols.src[i]!),
+      tagsAt(cols.tg[i]!),
+      at(cols.gw[i]!),
+      strings[cols.st[i]!] as QueryOrder['financialStatus'],
+      decodedRefunds,
+      identifiers ? { userIds: identifiers[1], emailHashes: identifiers[2], phoneHashes: identifiers[3] } : NO_IDENTIFIERS,
+    );
     const customerId = cols.cu[i]!;
     if (customers && customerId !== null) {
       let earlier: DigestOrder[] | null = null;
