@@ -7,7 +7,8 @@ import { countsOrder, type CountingSettings, type MetCustomers } from '../orders
 import type { CohortGranularity } from '../schemas/query-cohort';
 import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
-import { orderTimeOf, orderUtcDate, type QueryOrder } from './query-data';
+import { OrderMoney } from './order-money';
+import { orderTimeOf, type QueryOrder } from './query-data';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
 import { parseInstant } from '../time/iso-8601';
@@ -107,19 +108,9 @@ export function computeCohorts(
     cohorts[index]!.members.add(customer);
   }
 
-  let failure: string | undefined;
+  const money = new OrderMoney(fx, spec.currency);
   /** A cost amount without a rate fails only the margins. */
   let costFailure: string | undefined;
-  const money = (order: QueryOrder, amount: number): number => {
-    if (amount === 0) return 0;
-    const date = orderUtcDate(order);
-    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, date);
-    if (converted === undefined) {
-      failure ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${date}`;
-      return 0;
-    }
-    return converted;
-  };
   const costed = spec.measures.includes('orders.cohort_cm1') || spec.measures.includes('orders.cohort_cm2');
   const byOrderDate = spec.orderSettings.refundDateAttribution === 'order_date';
   /** The period of cohort `index` holding `at`; -1 past the last period reported. */
@@ -138,7 +129,7 @@ export function computeCohorts(
     if (period >= 0) {
       const parts = cohort.periods[period]!;
       parts.orders += 1;
-      parts.revenue += money(order, order.value ?? 0);
+      parts.revenue += money.of(order, order.value ?? 0);
       parts.active.add(customer);
       if (costed) {
         const outcome = costsOfOrder(order, book, fx, spec.currency);
@@ -148,16 +139,16 @@ export function computeCohorts(
           parts.otherCosts += outcome.costs.shipping + outcome.costs.paymentFees + outcome.costs.handlingFees;
         }
       }
-      if (byOrderDate) parts.refunds += money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0));
+      if (byOrderDate) parts.refunds += money.of(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0));
     }
     if (byOrderDate) continue;
     for (const refund of order.refunds) {
       const refundPeriod = periodOf(index, parseInstant(refund.processedAt));
-      if (refundPeriod >= 0) cohort.periods[refundPeriod]!.refunds += money(order, refund.amount);
+      if (refundPeriod >= 0) cohort.periods[refundPeriod]!.refunds += money.of(order, refund.amount);
     }
   }
 
-  const failureOf = (measure: CohortMeasureId) => (MONEY_MEASURES.has(measure) ? (failure ?? (MARGIN_MEASURES.has(measure) ? costFailure : undefined)) : undefined);
+  const failureOf = (measure: CohortMeasureId) => (MONEY_MEASURES.has(measure) ? (money.failure ?? (MARGIN_MEASURES.has(measure) ? costFailure : undefined)) : undefined);
   const points: CohortPoint[] = [];
   /** Per cohort, the cumulative parts through each reported period, and the last complete one. */
   const finals: Array<{ cohort: Cohort; cumulative: PeriodParts; parts: PeriodParts }> = [];

@@ -14,7 +14,8 @@ import { DAY_GRANULARITIES, noExchangeRate, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
 import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
-import { orderTimeOf, orderUtcDate, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
+import { OrderMoney } from './order-money';
+import { orderTimeOf, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
 
 export { DAY_GRANULARITIES } from './ad-day-cells';
@@ -198,18 +199,7 @@ function addOrders(
   const { customers } = data;
   // Without customer measures nobody is new: no customer to look up per order.
   const typeOf = (order: QueryOrder) => (customers.firstOrderOf.size > 0 && customers.firstOrderOf.get(customers.customerOf(order)) === order.orderId ? 'new' : 'returning');
-  /** An amount of the order in the requested currency, at the rate of the order's UTC date. */
-  const money = (order: QueryOrder, amount: number | null): number => {
-    if (!amount) return 0;
-    // Most orders are in the requested currency: no date needed.
-    if (order.currency === spec.currency) return amount;
-    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, orderUtcDate(order));
-    if (converted === undefined) {
-      result.failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${orderUtcDate(order)}`;
-      return 0;
-    }
-    return converted;
-  };
+  const money = new OrderMoney(fx, spec.currency);
   /** The customer type of an order that counts and passes the filter, else undefined (a string, not an object: 100,000 orders a year). */
   const includedAs = (order: QueryOrder): 'new' | 'returning' | undefined => {
     if (!countsOrder(order, spec.orderSettings)) return undefined;
@@ -230,8 +220,8 @@ function addOrders(
     const type = includedAs(order);
     if (type === undefined) continue;
     const bucket = bucketIndex(buckets, at);
-    const value = money(order, order.value);
-    const refunds = byOrderDate ? money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0)) : 0;
+    const value = money.of(order, order.value);
+    const refunds = byOrderDate ? money.of(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0)) : 0;
     const isNew = type === 'new';
     const customer = countsCustomers ? customers.customerOf(order) : undefined;
     let costs = NO_COSTS;
@@ -258,20 +248,22 @@ function addOrders(
       }
     }
   }
-  if (byOrderDate) return;
-  const seen = new Set<string>();
-  for (const order of data.refundedOrders) {
-    if (seen.has(order.orderId)) continue;
-    seen.add(order.orderId);
-    const type = includedAs(order);
-    if (type === undefined) continue;
-    for (const refund of order.refunds) {
-      const at = parseInstant(refund.processedAt);
-      if (at < range.start || at >= range.end) continue;
-      const amount = money(order, refund.amount);
-      for (const cell of cellsFor(bucketIndex(buckets, at), dimensionValues(order, type))) cell.refunds += amount;
+  if (!byOrderDate) {
+    const seen = new Set<string>();
+    for (const order of data.refundedOrders) {
+      if (seen.has(order.orderId)) continue;
+      seen.add(order.orderId);
+      const type = includedAs(order);
+      if (type === undefined) continue;
+      for (const refund of order.refunds) {
+        const at = parseInstant(refund.processedAt);
+        if (at < range.start || at >= range.end) continue;
+        const amount = money.of(order, refund.amount);
+        for (const cell of cellsFor(bucketIndex(buckets, at), dimensionValues(order, type))) cell.refunds += amount;
+      }
     }
   }
+  result.failures.orders ??= money.failure;
 }
 
 function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor: (bucket: number, values: DimensionValue[][]) => readonly Cell[], result: RangeResult): void {

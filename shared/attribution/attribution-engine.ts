@@ -6,7 +6,8 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import type { Filter } from '../filters/filter-schema';
 import { noExchangeRate, sumAdDays, type AdDayInput } from '../analytics/ad-day-cells';
 import { filterForFamily } from '../analytics/filter-namespaces';
-import { orderTimeOf, orderUtcDate, type QueryOrder } from '../analytics/query-data';
+import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
+import { OrderMoney } from '../analytics/order-money';
 import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
 import { ORDER_FILTER_FIELDS } from '../analytics/query-engine';
 import { countsOrder, type CountingSettings, type MetCustomers } from '../orders/counting-rules';
@@ -159,15 +160,7 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
   const buckets = bucketsOf(range, spec.granularity, spec.timezone)!;
   const failures: Failures = {};
   const filter = filterForFamily(spec.filters, 'orders');
-  const money = (order: QueryOrder, amount: number | null): number => {
-    if (!amount) return 0;
-    const converted = order.currency === null ? undefined : fx.convert(amount, order.currency, spec.currency, orderUtcDate(order));
-    if (converted === undefined) {
-      failures.orders ??= `No exchange rate from ${order.currency ?? 'an order without currency'} to ${spec.currency} on ${orderUtcDate(order)}`;
-      return 0;
-    }
-    return converted;
-  };
+  const money = new OrderMoney(fx, spec.currency);
 
   // What each counted order brings, whatever the model: its amounts and its journey in the window.
   const credited: Array<{ at: number; bucket: number; revenue: number; net: number; isNew: boolean; journey: Touchpoint[] }> = [];
@@ -177,8 +170,8 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
     const customer = data.customers.customerOf(order);
     const type = data.customers.firstOrderOf.get(customer) === order.orderId ? 'new' : 'returning';
     if (filter && !evaluateFilter(filter, (field) => ORDER_FILTER_FIELDS[field]?.(order, type))) continue;
-    const revenue = money(order, order.value);
-    const refunds = money(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0));
+    const revenue = money.of(order, order.value);
+    const refunds = money.of(order, order.refunds.reduce((sum, refund) => sum + refund.amount, 0));
     credited.push({
       at,
       bucket: bucketIndex(buckets, at),
@@ -188,6 +181,7 @@ export function computeAttributionRange(spec: AttributionSpec, range: InstantRan
       journey: journeyInWindow(data.touchpointsOf.get(order.orderId) ?? [], at, spec.windowDays),
     });
   }
+  failures.orders = money.failure;
 
   const byModel = new Map<AttributionModel, ModelResult>();
   const wantsSpend = spec.measures.some((measure) => (SPEND_MEASURES as readonly string[]).includes(measure));

@@ -1,4 +1,5 @@
 import type { FxTable } from '../ads/fx-table';
+import { OrderMoney } from '../analytics/order-money';
 import { orderUtcDate } from '../analytics/query-data';
 import { defaultCostSettings, gatewayKey, type CostSettings, type SkuCost } from '../schemas/cost-settings';
 
@@ -70,47 +71,28 @@ export class CostBook {
  * The order's costs in `currency`, or the reason one amount could not be converted.
  */
 export function costsOfOrder(order: CostedOrder, book: CostBook, fx: FxTable, currency: string): { costs: OrderCosts } | { failure: string } {
-  // The conversion's state lives in a plain object, not a closure: costing runs once per order of
-  // a query, and a closure made per call was a measurable part of it.
-  const conversion: Conversion = { fx, currency, date: orderUtcDate(order), failure: undefined };
+  // One object per order, not a closure per amount: costing runs once per order of a query, and
+  // closures made per call were a measurable part of it.
+  const money = new OrderMoney(fx, currency);
+  const date = orderUtcDate(order);
   const { settings } = book;
   const items = order.items && order.items.length > 0 ? order.items : [{ quantity: 1, price: order.value ?? 0 }];
   let cogs = 0;
   for (const item of items) {
     if (item.cost !== undefined) {
-      cogs += convertCost(conversion, item.quantity * item.cost, order.currency);
+      cogs += money.convert(item.quantity * item.cost, order.currency, date);
       continue;
     }
-    const skuCost = 'sku' in item && item.sku !== undefined ? book.skuCostOn(item.sku, conversion.date) : undefined;
+    const skuCost = 'sku' in item && item.sku !== undefined ? book.skuCostOn(item.sku, date) : undefined;
     cogs += skuCost
-      ? convertCost(conversion, item.quantity * skuCost.cost, skuCost.currency)
-      : convertCost(conversion, (item.quantity * item.price * settings.defaultCogsPercent) / 100, order.currency);
+      ? money.convert(item.quantity * skuCost.cost, skuCost.currency, date)
+      : money.convert((item.quantity * item.price * settings.defaultCogsPercent) / 100, order.currency, date);
   }
   const shipping =
-    order.shippingCost !== undefined ? convertCost(conversion, order.shippingCost, order.currency) : convertCost(conversion, settings.defaultShippingCostPerOrder, settings.currency);
+    order.shippingCost !== undefined ? money.convert(order.shippingCost, order.currency, date) : money.convert(settings.defaultShippingCostPerOrder, settings.currency, date);
   const fee = book.gatewayFee(order.paymentGateway);
-  const paymentFees = fee ? convertCost(conversion, ((order.value ?? 0) * fee.percent) / 100, order.currency) + convertCost(conversion, fee.fixed, settings.currency) : 0;
-  const handlingFees = convertCost(conversion, items.length * settings.handlingFeePerItem, settings.currency);
-  const { failure } = conversion;
+  const paymentFees = fee ? money.convert(((order.value ?? 0) * fee.percent) / 100, order.currency, date) + money.convert(fee.fixed, settings.currency, date) : 0;
+  const handlingFees = money.convert(items.length * settings.handlingFeePerItem, settings.currency, date);
+  const { failure } = money;
   return failure === undefined ? { costs: { cogs, shipping, paymentFees, handlingFees } } : { failure };
-}
-
-interface Conversion {
-  fx: FxTable;
-  currency: string;
-  /** The order's UTC date, whose rates apply. */
-  date: string;
-  /** The first amount that could not be converted, said in words. */
-  failure: string | undefined;
-}
-
-/** An amount in `conversion.currency` at the order date's rates; 0, noting why, when a rate is missing. */
-function convertCost(conversion: Conversion, amount: number, from: string | null): number {
-  if (amount === 0) return 0;
-  const converted = from === null ? undefined : conversion.fx.convert(amount, from, conversion.currency, conversion.date);
-  if (converted === undefined) {
-    conversion.failure ??= `No exchange rate from ${from ?? 'an order without currency'} to ${conversion.currency} on ${conversion.date}`;
-    return 0;
-  }
-  return converted;
 }
