@@ -9,7 +9,7 @@ import { bucketIndex, bucketLabels, bucketsOf, type Bucket } from '../time/bucke
 import type { InstantRange } from '../time/date-range';
 import { OrderMoney } from './order-money';
 import { orderTimeOf, type QueryOrder } from './query-data';
-import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
+import { measureDetail, rangeFigures, rounded, type MeasureDetail } from './measure-detail';
 import { ORDER_FILTER_FIELDS } from './query-engine';
 import { parseInstant } from '../time/iso-8601';
 
@@ -183,8 +183,7 @@ export function computeCohorts(
     const last = finals.reduce((sum, { parts }) => addParts(sum, parts), newParts());
     last.active = new Set(finals.flatMap(({ parts }) => [...parts.active]));
     const value = reason === undefined && finals.length > 0 ? valueOf(measure, size, total, last) : null;
-    const average = value === null ? null : entry.isAverage ? value : value / finals.length;
-    return measureDetail(measure, entry, reason, { sum: value, average }, undefined);
+    return measureDetail(measure, entry, reason, rangeFigures(entry, value, finals.length), undefined);
   });
   return { points, measureDetails };
 }

@@ -20,6 +20,11 @@ export interface MeasureDetail {
 
 export const rounded = (value: number | null) => (value === null ? null : roundForOutput(value));
 
+/** A measure's figures over a range of `bucketCount` buckets: `sum` over the whole range, and its average per bucket (an average measure is its own average). */
+export function rangeFigures(entry: Pick<MeasureCatalogEntry, 'isAverage'>, sum: number | null, bucketCount: number): { sum: number | null; average: number | null } {
+  return { sum, average: sum === null ? null : entry.isAverage ? sum : sum / bucketCount };
+}
+
 /**
  * One measure's detail from its totals: `sum` over the whole range (ratios and distinct counts
  * recomputed by the caller, never summed from buckets) and `average` per bucket. A measure that

@@ -13,7 +13,7 @@ import type { InstantRange } from '../time/date-range';
 import { DAY_GRANULARITIES, noExchangeRate, sumAdDays } from './ad-day-cells';
 import { IdentityComponents } from './identity-components';
 import { filterForFamily } from './filter-namespaces';
-import { measureDetail, rounded, type MeasureDetail } from './measure-detail';
+import { measureDetail, rangeFigures, rounded, type MeasureDetail } from './measure-detail';
 import { OrderMoney } from './order-money';
 import { orderTimeOf, type QueryEvent, type QueryOrder, type RangeData } from './query-data';
 import { parseInstant } from '../time/iso-8601';
@@ -480,10 +480,7 @@ export function shapeResult(
   const computable = spec.measures.filter((measure) => failureOf(measure, failures) === undefined);
   const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
     const entry = findMeasure(measure)!;
-    const totals = (result: RangeResult) => {
-      const sum = measureOf(measure, result.total);
-      return { sum, average: sum === null ? null : entry.isAverage ? sum : sum / result.buckets.length };
-    };
+    const totals = (result: RangeResult) => rangeFigures(entry, measureOf(measure, result.total), result.buckets.length);
     return measureDetail(measure, entry, failureOf(measure, failures), totals(primary), compare && totals(compare));
   });
   return {

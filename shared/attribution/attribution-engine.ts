@@ -8,7 +8,7 @@ import { noExchangeRate, sumAdDays, type AdDayInput } from '../analytics/ad-day-
 import { filterForFamily } from '../analytics/filter-namespaces';
 import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
 import { OrderMoney } from '../analytics/order-money';
-import { measureDetail, rounded, type MeasureDetail } from '../analytics/measure-detail';
+import { measureDetail, rangeFigures, rounded, type MeasureDetail } from '../analytics/measure-detail';
 import { ORDER_FILTER_FIELDS } from '../analytics/query-engine';
 import { countsOrder, type CountingSettings, type MetCustomers } from '../orders/counting-rules';
 import type { Ad, Platform } from '../schemas/ad-import';
@@ -325,10 +325,7 @@ export function shapeAttribution(
       const compareResult = compare?.byModel.get(model);
       const measureDetails: MeasureDetail[] = spec.measures.map((measure) => {
         const entry = findMeasure(measure)!;
-        const totals = (result: ModelResult) => {
-          const sum = measureOf(measure, result.total);
-          return { sum, average: sum === null ? null : entry.isAverage ? sum : sum / result.buckets.length };
-        };
+        const totals = (result: ModelResult) => rangeFigures(entry, measureOf(measure, result.total), result.buckets.length);
         return measureDetail(measure, entry, failureOf(measure, failures), totals(primaryResult), compareResult && totals(compareResult));
       });
       return {
