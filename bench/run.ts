@@ -21,7 +21,7 @@ import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath, resultsHeader, writeResults } from './results-file';
 import { asCases, missingCases, type BenchResults, type CaseFigures } from './results-schema';
 import { ownsCase, runInOrder, secondsSince, type Section as BenchSection, type SectionMeasure, type SectionOutcome as BenchSectionOutcome } from './run-sections';
-import { DEFAULT_QUERY_SCALE, prepareSectionProcess } from './section-process';
+import { DEFAULT_QUERY_SCALE, prepareSectionProcess, type SectionName, type SectionResult } from './section-process';
 import { measureSoak, printSoak, soakCases, type SoakResult } from './soak';
 import { roundMs, summarize } from './stats';
 import type { QueryBenchResult } from './query';
@@ -124,12 +124,18 @@ async function benchLatency(): Promise<SectionOutcome> {
 
 const toMb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 
-async function prepareAdListing(): Promise<Measure> {
-  log('Preparing the ad listing: a large generated pixel (in a process of its own)...');
-  const measure = await prepareSectionProcess('adListing', projectRoot);
-  return async () => {
-    log('Measuring the ad listing (in its process, on the data it prepared)...');
-    return adListingOutcome(await measure());
+/**
+ * A section that prepares its dataset in a process of its own (bench/section-process.ts) and
+ * later measures there, on that data; `outcome` turns what the process measured into cases.
+ */
+function inSectionProcess<N extends SectionName>(name: N, what: string, dataset: string, outcome: (result: SectionResult<N>) => SectionOutcome) {
+  return async (): Promise<Measure> => {
+    log(`Preparing ${what}: ${dataset} (in a process of its own)...`);
+    const measure = await prepareSectionProcess(name, projectRoot);
+    return async () => {
+      log(`Measuring ${what} (in its process, on the data it prepared)...`);
+      return outcome(await measure());
+    };
   };
 }
 
@@ -189,15 +195,6 @@ function printAdListing(adListing: AdListingResult): void {
   for (const [id, reason] of Object.entries(adListing.failed ?? {})) log(`  ${id}: not measured (${reason})`);
 }
 
-async function prepareQuery(): Promise<Measure> {
-  log('Preparing the analytics query: a generated year of orders and events (in a process of its own)...');
-  const measure = await prepareSectionProcess('query', projectRoot);
-  return async () => {
-    log('Measuring the analytics query (in its process, on the data it prepared)...');
-    return queryOutcome(await measure());
-  };
-}
-
 function queryOutcome(result: QueryBenchResult): SectionOutcome {
   const cases: Record<string, CaseFigures> = {};
   for (const [id, { p50Ms, p99Ms, n, jsonBytes }] of Object.entries(result.cases)) cases[id] = { p50Ms, p99Ms, n, jsonBytes };
@@ -252,8 +249,8 @@ const sections: readonly Section[] = [
   { name: 'soak', prefixes: ['soak'], measure: benchSoak, hostsPreparation: true },
   { name: 'functions', prefixes: ['init.', 'middleware.'], prepare: prepareFunctions },
   { name: 'latency', prefixes: ['latency.'], measure: benchLatency },
-  { name: 'adListing', prefixes: ['queryAds.'], prepare: prepareAdListing },
-  { name: 'query', prefixes: ['query.', 'attribution.', 'cohort.'], prepare: prepareQuery },
+  { name: 'adListing', prefixes: ['queryAds.'], prepare: inSectionProcess('adListing', 'the ad listing', 'a large generated pixel', adListingOutcome) },
+  { name: 'query', prefixes: ['query.', 'attribution.', 'cohort.'], prepare: inSectionProcess('query', 'the analytics query', 'a generated year of orders and events', queryOutcome) },
   { name: 'ingestion', prefixes: ['ingest.'], measure: benchIngestion },
   { name: 'firstStart', prefixes: ['firstStart'], measure: benchFirstStart },
 ];
