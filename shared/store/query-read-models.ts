@@ -34,9 +34,12 @@ import { eventTtl } from './retention';
  * - orders by UTC day, columnar `PIXEL#<p>#QD#<YYYY-MM-DD>`          / `COLS` { c, d, ci, di, want, done }: the day's 8 items'
  *                               live `o` and `r` entries merged, lean, as columns (`dayCopyAttributes`); what the
  *                               order reads read, one item a day
- * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS`  same map without digests, an order under each
- *                               of its identifiers: how the projector (and a query, for an order without a digest) finds
- *                               a customer's orders
+ * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `O#<orderId>` { v, f? }: an order's entry (its
+ *                               fact without a digest) under each of its identifiers, an item each: how the projector
+ *                               (and a query, for an order without a digest) finds a customer's orders, with one Query
+ *                               per identifier. Items of the earlier layout, one `FACTS` item per identifier with a map
+ *                               `o` of every order's entry (capped by the 400 KB item size at about 1,000 orders), are
+ *                               still read beside them (`identityStates`)
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
  * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { e: { <eventId>: JSON fact } }: the
  *                               stored events of one log entry that happened that day (its event page's)
@@ -111,7 +114,10 @@ const orderDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({
 /** Where an order's entry goes: an item and its map (`o` orders placed on the item's day, `r` orders refunded on it). */
 type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
-const identityKey = (pixelId: string, identity: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: FACTS_SK });
+const identityPartition = (pixelId: string, identity: string) => `PIXEL#${pixelId}#QC#${identity}`;
+/** One order's entry under one of its identifiers. */
+const identityEntryKey = (pixelId: string, identity: string, orderId: string): ItemKey => ({ PK: identityPartition(pixelId, identity), SK: `${IDENTITY_ENTRY_PREFIX}${orderId}` });
+const IDENTITY_ENTRY_PREFIX = 'O#';
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const EVENT_FACTS_MARK = '#QG#';
 const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
@@ -262,7 +268,7 @@ function orderDayKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
 
 /** Every item an order's facts belong in: its day items and the identity items of its identifiers. */
 function orderItemKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
-  return [...orderDayKeys(pixelId, order), ...identityKeys(order.customer).map((identity) => identityKey(pixelId, identity))];
+  return [...orderDayKeys(pixelId, order), ...identityKeys(order.customer).map((identity) => identityEntryKey(pixelId, identity, order.orderId))];
 }
 
 const QC_MARK = '#QC#';
@@ -340,19 +346,19 @@ async function applyOrder(
   if (pointer && (pointer.v as number) > version) return undefined;
   const fact = order && toQueryOrder(order);
   const keys = fact ? orderItemKeys(pixelId, fact) : [];
-  const current = new Set(keys.map(keyId));
+  const places = new Set(keys.map(placeOf));
   const previous = (pointer?.keys as string[] | undefined) ?? [];
   // Each write is to an item of its own and none depends on another (the pointer, written last by
   // the caller, is what a retry reads), so they go out together rather than one round trip each.
   const entry: OrderEntry | undefined = fact && { v: version, f: encodeFact(fact) };
   await settleAll([
-    ...(fact ? identityKeys(fact.customer).map((identity) => setIdentityEntry(identityKey(pixelId, identity), orderId, entry!, known)) : []),
-    ...previous.filter((id) => !current.has(id)).map((left) => setOrderEntry(slotOf(left), orderId, { v: version }, touched)),
+    ...(fact ? identityKeys(fact.customer).map((identity) => putIdentityEntry(identityEntryKey(pixelId, identity, orderId), entry!)) : []),
+    ...previous.filter((id) => !places.has(placeOf(slotOf(id)))).map((left) => leaveSlot(slotOf(left), orderId, version, touched)),
   ]);
   return {
     ...(fact ? { live: { v: version, order: fact } } : {}),
     identities: [...new Set([...(fact ? identityKeys(fact.customer) : []), ...previous.flatMap((id) => identityOfKey(id) ?? [])])],
-    pointer: { ...pointerKey(pixelId, orderId), v: version, keys: [...current] },
+    pointer: { ...pointerKey(pixelId, orderId), v: version, keys: [...new Set(keys.map(keyId))] },
   };
 }
 
@@ -390,40 +396,41 @@ async function refreshCustomers(
   await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
 }
 
-/** The pointers and identity items of a batch's orders as they were before it, read in bulk (by PK). */
+/** The pointers of a batch's orders as they were before it, read in bulk (by PK). */
 interface KnownOrderItems {
   pointers: Map<string, Record<string, unknown>>;
-  identities: Map<string, Record<string, unknown>>;
 }
 
-async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string; order?: Order }>): Promise<KnownOrderItems> {
-  const identities = [...new Set(orders.flatMap(({ order }) => (order ? identityKeys(toQueryOrder(order).customer) : [])))];
-  const [pointerItems, identityItems] = await Promise.all([
-    batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY }),
-    batchGet(identities.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY }),
-  ]);
-  return { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])), identities: new Map(identityItems.map((item) => [item.PK as string, item])) };
+async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string }>): Promise<KnownOrderItems> {
+  const pointerItems = await batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY });
+  return { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])) };
 }
 
 /**
- * Sets one order's entry in an identity item as `setOrderEntry` does, with what the batch read of
- * the item before: an entry already there (or newer) is left alone, and an item that did not exist
- * is created with the entry in one conditional put (another order of the batch may have created
- * it meanwhile: then the entry is set in it).
+ * Where an entry sits, as far as leaving it goes: an identifier's partition for an identity entry
+ * (in either layout), else the item and map. An order still under an identifier its pointer
+ * names in the earlier layout (`FACTS`) has not left it: its entry item, written at this version,
+ * is newer than the map entry, which stays as it is.
  */
-async function setIdentityEntry(key: ItemKey, orderId: string, entry: OrderEntry, known: KnownOrderItems): Promise<void> {
-  const item = known.identities.get(key.PK);
-  const current = (item?.o as Record<string, OrderEntry> | undefined)?.[orderId];
-  if (current && (current.v > entry.v || (current.v === entry.v && current.f === entry.f))) return;
-  if (!item) {
-    try {
-      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' }));
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+function placeOf(slot: EntrySlot): string {
+  return slot.PK.includes(QC_MARK) ? slot.PK : keyId(slot);
+}
+
+/** Writes one order's entry item under an identifier, unless the item holds a newer version. */
+async function putIdentityEntry(key: ItemKey, entry: OrderEntry): Promise<void> {
+  try {
+    await documentClient.send(
+      new PutCommand({ TableName: tableName(), Item: { ...key, ...entry }, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': entry.v } }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
-  await setOrderEntry(key, orderId, entry);
+}
+
+/** Tombstones an order's entry at `version` in an item it left: an identity entry item, or a map entry of a day item or of an earlier-layout identity item. */
+async function leaveSlot(slot: EntrySlot, orderId: string, version: number, touched: Map<string, Promise<ItemKey>>): Promise<void> {
+  if (slot.SK.startsWith(IDENTITY_ENTRY_PREFIX)) await putIdentityEntry({ PK: slot.PK, SK: slot.SK }, { v: version });
+  else await setOrderEntry(slot, orderId, { v: version }, touched);
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
@@ -1345,6 +1352,7 @@ export async function writeInitialReadModels(
     items.set(keyId(key), item);
   };
   const pointers: WriteRequest[] = [];
+  const identityPuts: WriteRequest[] = [];
   const facts = orders.map(({ order, version }) => ({ v: version, fact: toQueryOrder(order) }));
   // The customers are those of the orders given, which must be all of the pixel's.
   const customerOf = customerKeys(facts.map(({ fact }) => fact));
@@ -1361,7 +1369,7 @@ export async function writeInitialReadModels(
     const dayKeys = orderDayKeys(pixelId, fact);
     for (const key of dayKeys) add(key, 'o', fact.orderId, { v, f: encodeFact(fact, digests.get(fact.orderId)) } satisfies OrderEntry);
     const identityEntry: OrderEntry = { v, f: encodeFact(fact) };
-    for (const identity of identityKeys(fact.customer)) add(identityKey(pixelId, identity), 'o', fact.orderId, identityEntry);
+    for (const identity of identityKeys(fact.customer)) identityPuts.push({ PutRequest: { Item: { ...identityEntryKey(pixelId, identity, fact.orderId), ...identityEntry } } });
     pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: orderItemKeys(pixelId, fact).map(keyId) } } });
   }
   const byDay = new Map<string, Counts>();
@@ -1401,7 +1409,7 @@ export async function writeInitialReadModels(
     const rollup = rollupAttributes(counts);
     return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
   });
-  await batchWrite([...puts, ...initialDayCopies([...items.values()]), ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...identityPuts, ...initialDayCopies([...items.values()]), ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -1634,6 +1642,28 @@ export async function readCustomerHistory(pixelId: string, orders: readonly Quer
   return [...found.values()].map(({ order }) => order);
 }
 
+/**
+ * The state of each order under one identifier, from the items of its partition: the newest
+ * entry, live or tombstone. An entry item wins over an earlier-layout map entry of the same
+ * version (the map entry may be a tombstone its pointer asked for, see `placeOf`).
+ */
+function identityStates(items: ReadonlyArray<Record<string, unknown>>): Map<string, OrderEntry> {
+  const states = new Map<string, OrderEntry>();
+  const offer = (orderId: string, entry: OrderEntry, wins: boolean) => {
+    const known = states.get(orderId);
+    if (!known || known.v < entry.v || (wins && known.v === entry.v)) states.set(orderId, entry);
+  };
+  for (const item of items) {
+    if (item.SK !== FACTS_SK) continue;
+    for (const [orderId, entry] of Object.entries((item.o ?? {}) as Record<string, OrderEntry>)) offer(orderId, entry, false);
+  }
+  for (const item of items) {
+    const sk = item.SK as string;
+    if (sk.startsWith(IDENTITY_ENTRY_PREFIX)) offer(sk.slice(IDENTITY_ENTRY_PREFIX.length), { v: item.v as number, ...(item.f === undefined ? {} : { f: item.f as string }) }, true);
+  }
+  return states;
+}
+
 /** The orders given and every live order sharing an identifier with them or with `identities`, transitively, by id with versions. */
 async function readIdentityClosure(
   pixelId: string,
@@ -1646,11 +1676,13 @@ async function readIdentityClosure(
   let pending = [...new Set([...identities, ...orders.flatMap(({ order }) => identityKeys(order.customer))])];
   for (let round = 0; pending.length > 0 && round < MAX_IDENTITY_ROUNDS; round++) {
     for (const identity of pending) fetched.add(identity);
-    const items = await batchGet(pending.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY });
-    for (const [orderId, entry] of liveOrders(items)) {
-      const known = found.get(orderId);
-      if (!known || known.v < entry.v) found.set(orderId, entry);
-    }
+    await mapWithConcurrency(pending, READ_CONCURRENCY, async (identity) => {
+      for (const [orderId, entry] of identityStates(await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': identityPartition(pixelId, identity) }, ConsistentRead: true }))) {
+        if (entry.f === undefined) continue;
+        const known = found.get(orderId);
+        if (!known || known.v < entry.v) found.set(orderId, { v: entry.v, order: decodeFact(orderId, entry.f) });
+      }
+    });
     pending = [...new Set([...found.values()].flatMap(({ order }) => identityKeys(order.customer)))].filter((identity) => !fetched.has(identity));
   }
   return found;
