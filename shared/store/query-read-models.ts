@@ -34,12 +34,13 @@ import { eventTtl } from './retention';
  * - orders by UTC day, columnar `PIXEL#<p>#QD#<YYYY-MM-DD>`          / `COLS` { c, d, ci, di, want, done }: the day's 8 items'
  *                               live `o` and `r` entries merged, lean, as columns (`dayCopyAttributes`); what the
  *                               order reads read, one item a day
- * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `O#<orderId>` { v, f? }: an order's entry (its
- *                               fact without a digest) under each of its identifiers, an item each: how the projector
- *                               (and a query, for an order without a digest) finds a customer's orders, with one Query
- *                               per identifier. Items of the earlier layout, one `FACTS` item per identifier with a map
- *                               `o` of every order's entry (capped by the 400 KB item size at about 1,000 orders), are
- *                               still read beside them (`identityStates`)
+ * - orders by customer identity `PIXEL#<p>#QC#<u:|e:|p:><id>`        / `FACTS` { o, np? } and pages `FACTS#1`, `FACTS#2`…
+ *                               { o }: the same map without digests, an order under each of its identifiers: how the
+ *                               projector (and a query, for an order without a digest) finds a customer's orders. New
+ *                               entries go to the last of the items until it holds `IDENTITY_PAGE_BYTES`, then to a new
+ *                               page (`np` on the head counts them), so an identifier holds any number of orders and is
+ *                               read with one BatchGetItem of heads (and one of the pages of the few that have some).
+ *                               An order's state under an identifier is its newest entry in any of the items
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
  * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { e: { <eventId>: JSON fact } }: the
  *                               stored events of one log entry that happened that day (its event page's)
@@ -114,10 +115,16 @@ const orderDayKey = (pixelId: string, day: string, shard: number): ItemKey => ({
 /** Where an order's entry goes: an item and its map (`o` orders placed on the item's day, `r` orders refunded on it). */
 type EntrySlot = ItemKey & { map?: 'o' | 'r' };
 const refundSlot = (pixelId: string, day: string, shard: number): EntrySlot => ({ ...orderDayKey(pixelId, day, shard), map: 'r' });
-const identityPartition = (pixelId: string, identity: string) => `PIXEL#${pixelId}#QC#${identity}`;
-/** One order's entry under one of its identifiers. */
-const identityEntryKey = (pixelId: string, identity: string, orderId: string): ItemKey => ({ PK: identityPartition(pixelId, identity), SK: `${IDENTITY_ENTRY_PREFIX}${orderId}` });
-const IDENTITY_ENTRY_PREFIX = 'O#';
+/** An identifier's head item (page 0, which counts the pages beyond it) or one of its pages. */
+const identityKey = (pixelId: string, identity: string, page = 0): ItemKey => ({ PK: `PIXEL#${pixelId}#QC#${identity}`, SK: page === 0 ? FACTS_SK : `${FACTS_SK}#${page}` });
+/**
+ * An identity item takes new entries until it holds this many bytes of them, then a new page opens:
+ * far below DynamoDB's 400 KB, since entries already there grow in place (a new version of an
+ * order) and a concurrent writer (an import beside the drain) may add to the same item.
+ */
+export const IDENTITY_PAGE_BYTES = 200_000;
+/** An entry's share of its item's size: its key, its fact and a little for the map's framing. */
+const entryBytes = (orderId: string, entry: OrderEntry) => orderId.length + (entry.f?.length ?? 0) + 16;
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const EVENT_FACTS_MARK = '#QG#';
 const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
@@ -266,13 +273,10 @@ function orderDayKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
   return [orderDayKey(pixelId, order.orderDate.slice(0, 10), shard), ...[...refundDays].map((day) => refundSlot(pixelId, day, shard))];
 }
 
-/** Every item an order's facts belong in: its day items and the identity items of its identifiers. */
-function orderItemKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
-  return [...orderDayKeys(pixelId, order), ...identityKeys(order.customer).map((identity) => identityEntryKey(pixelId, identity, order.orderId))];
-}
 
 const QC_MARK = '#QC#';
 /** The identifier an identity item is keyed by. */
+const identityOfPk = (pk: string): string => pk.slice(pk.indexOf(QC_MARK) + QC_MARK.length);
 const identityOfKey = (id: string): string | undefined => (id.includes(QC_MARK) ? id.slice(id.indexOf(QC_MARK) + QC_MARK.length, id.indexOf('\n')) : undefined);
 
 const keyId = (key: EntrySlot) => (key.map === 'r' ? `${key.PK}\n${key.SK}\nr` : `${key.PK}\n${key.SK}`);
@@ -299,7 +303,8 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   // still finds the identifiers the orders had before, so the customers they left are redone too.
   const touched = new Map<string, Promise<ItemKey>>();
   const known = await readOrderItems(pixelId, [...latest.values()]);
-  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched, known))).filter(
+  const placements = await placeIdentityEntries(pixelId, [...latest.values()], known);
+  const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched, known, placements))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
   await refreshCustomers(
@@ -341,19 +346,20 @@ async function applyOrder(
   { orderId, version, order }: { orderId: string; version: number; order?: Order },
   touched: Map<string, Promise<ItemKey>>,
   known: KnownOrderItems,
+  placements: Map<string, IdentityPlacement[]>,
 ): Promise<AppliedOrder | undefined> {
   const pointer = known.pointers.get(pointerKey(pixelId, orderId).PK);
   if (pointer && (pointer.v as number) > version) return undefined;
   const fact = order && toQueryOrder(order);
-  const keys = fact ? orderItemKeys(pixelId, fact) : [];
+  const placed = placements.get(orderId) ?? [];
+  const keys: EntrySlot[] = fact ? [...orderDayKeys(pixelId, fact), ...placed.map(({ key }) => key)] : [];
   const places = new Set(keys.map(placeOf));
   const previous = (pointer?.keys as string[] | undefined) ?? [];
   // Each write is to an item of its own and none depends on another (the pointer, written last by
   // the caller, is what a retry reads), so they go out together rather than one round trip each.
-  const entry: OrderEntry | undefined = fact && { v: version, f: encodeFact(fact) };
   await settleAll([
-    ...(fact ? identityKeys(fact.customer).map((identity) => putIdentityEntry(identityEntryKey(pixelId, identity, orderId), entry!)) : []),
-    ...previous.filter((id) => !places.has(placeOf(slotOf(id)))).map((left) => leaveSlot(slotOf(left), orderId, version, touched)),
+    ...placed.filter(({ written }) => !written).map((placement) => setIdentityEntry(placement, orderId)),
+    ...previous.filter((id) => !places.has(placeOf(slotOf(id)))).map((left) => setOrderEntry(slotOf(left), orderId, { v: version }, touched)),
   ]);
   return {
     ...(fact ? { live: { v: version, order: fact } } : {}),
@@ -396,41 +402,150 @@ async function refreshCustomers(
   await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
 }
 
-/** The pointers of a batch's orders as they were before it, read in bulk (by PK). */
+/** What a batch reads before it writes: its orders' pointers, and the items new entries go to under their identifiers. */
 interface KnownOrderItems {
   pointers: Map<string, Record<string, unknown>>;
+  /** By identifier: its pages beyond the head, and its last item (the head when it has none) with its entries. */
+  identities: Map<string, { pages: number; last: Record<string, unknown> | undefined }>;
 }
 
-async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string }>): Promise<KnownOrderItems> {
-  const pointerItems = await batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY });
-  return { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])) };
+async function readOrderItems(pixelId: string, orders: ReadonlyArray<{ orderId: string; order?: Order }>): Promise<KnownOrderItems> {
+  const identities = [...new Set(orders.flatMap(({ order }) => (order ? identityKeys(toQueryOrder(order).customer) : [])))];
+  const [pointerItems, heads] = await Promise.all([
+    batchGet(orders.map(({ orderId }) => pointerKey(pixelId, orderId)), { concurrency: READ_CONCURRENCY }),
+    batchGet(identities.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY }),
+  ]);
+  const known: KnownOrderItems = { pointers: new Map(pointerItems.map((item) => [item.PK as string, item])), identities: new Map() };
+  const paged: ItemKey[] = [];
+  for (const head of heads) {
+    const identity = identityOfPk(head.PK as string);
+    const pages = typeof head.np === 'number' ? head.np : 0;
+    known.identities.set(identity, { pages, last: pages === 0 ? head : undefined });
+    if (pages > 0) paged.push(identityKey(pixelId, identity, pages));
+  }
+  for (const last of await batchGet(paged, { concurrency: READ_CONCURRENCY })) known.identities.get(identityOfPk(last.PK as string))!.last = last;
+  return known;
 }
 
 /**
+ * Where one order's entry goes under one of its identifiers; `written` when the item holds it (or
+ * a newer one) already, `fresh` when the item did not exist when read.
+ */
+interface IdentityPlacement {
+  key: ItemKey;
+  entry: OrderEntry;
+  written: boolean;
+  fresh?: boolean;
+}
+
+/**
+ * Places each live order's entry under each of its identifiers: where its pointer says it is (a
+ * new version replaces it in place), else in the identifier's last item, opening a new page when
+ * that item would pass `IDENTITY_PAGE_BYTES`. Pages are counted on the head (`np`, only ever
+ * raised) before any entry is written to them, so a reader always finds every page written.
+ * A placement never needs to be the same on a retry: an order's state under an identifier is its
+ * newest entry in any of the identifier's items.
+ */
+async function placeIdentityEntries(
+  pixelId: string,
+  orders: ReadonlyArray<{ orderId: string; version: number; order?: Order }>,
+  known: KnownOrderItems,
+): Promise<Map<string, IdentityPlacement[]>> {
+  const placements = new Map<string, IdentityPlacement[]>();
+  const open = new Map<string, { pages: number; key: ItemKey; entries: Record<string, OrderEntry>; bytes: number; opened: boolean; fresh: boolean }>();
+  const lastOf = (identity: string) => {
+    let last = open.get(identity);
+    if (!last) {
+      const read = known.identities.get(identity);
+      const entries = (read?.last?.o ?? {}) as Record<string, OrderEntry>;
+      const pages = read?.pages ?? 0;
+      const bytes = Object.entries(entries).reduce((sum, [orderId, entry]) => sum + entryBytes(orderId, entry), 0);
+      last = { pages, key: identityKey(pixelId, identity, pages), entries, bytes, opened: false, fresh: read?.last === undefined };
+      open.set(identity, last);
+    }
+    return last;
+  };
+  for (const { orderId, version, order } of [...orders].sort((a, b) => (a.orderId < b.orderId ? -1 : 1))) {
+    const pointer = known.pointers.get(pointerKey(pixelId, orderId).PK);
+    if (!order || (pointer && (pointer.v as number) > version)) continue;
+    const entry: OrderEntry = { v: version, f: encodeFact(toQueryOrder(order)) };
+    const previous = ((pointer?.keys as string[] | undefined) ?? []).map(slotOf);
+    const mine: IdentityPlacement[] = [];
+    for (const identity of identityKeys(order.customer)) {
+      const last = lastOf(identity);
+      const stored = last.entries[orderId];
+      const where = previous.find((slot) => slot.PK === last.key.PK);
+      if (where) {
+        mine.push({ key: { PK: where.PK, SK: where.SK }, entry, written: where.SK === last.key.SK && isCurrent(stored, entry) });
+        continue;
+      }
+      if (stored) {
+        mine.push({ key: last.key, entry, written: isCurrent(stored, entry) });
+        continue;
+      }
+      const bytes = entryBytes(orderId, entry);
+      if (last.bytes > 0 && last.bytes + bytes > IDENTITY_PAGE_BYTES) {
+        last.pages++;
+        last.key = identityKey(pixelId, identity, last.pages);
+        last.entries = {};
+        last.bytes = 0;
+        last.opened = true;
+        last.fresh = true;
+      }
+      last.bytes += bytes;
+      mine.push({ key: last.key, entry, written: false, fresh: last.fresh });
+    }
+    placements.set(orderId, mine);
+  }
+  await mapWithConcurrency(
+    [...open].filter(([, last]) => last.opened),
+    WRITE_CONCURRENCY,
+    async ([identity, { pages }]) => {
+      try {
+        await documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: identityKey(pixelId, identity),
+            UpdateExpression: 'SET np = :np',
+            ConditionExpression: 'attribute_not_exists(np) OR np < :np',
+            ExpressionAttributeValues: { ':np': pages },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  );
+  return placements;
+}
+
+/**
+ * Sets one order's entry in an identity item as `setOrderEntry` does; an item that did not exist
+ * when read is created with the entry in one conditional put (another order of the batch may have
+ * created it meanwhile: then the entry is set in it).
+ */
+async function setIdentityEntry({ key, entry, fresh }: IdentityPlacement, orderId: string): Promise<void> {
+  if (fresh) {
+    try {
+      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  await setOrderEntry(key, orderId, entry);
+}
+
+/** Whether a stored entry is the given one or newer: nothing to write. */
+const isCurrent = (stored: OrderEntry | undefined, entry: OrderEntry) => stored !== undefined && (stored.v > entry.v || (stored.v === entry.v && stored.f === entry.f));
+
+/**
  * Where an entry sits, as far as leaving it goes: an identifier's partition for an identity entry
- * (in either layout), else the item and map. An order still under an identifier its pointer
- * names in the earlier layout (`FACTS`) has not left it: its entry item, written at this version,
- * is newer than the map entry, which stays as it is.
+ * (in any of its items: the newest entry in any of them is the order's state there), else the item
+ * and map.
  */
 function placeOf(slot: EntrySlot): string {
   return slot.PK.includes(QC_MARK) ? slot.PK : keyId(slot);
-}
-
-/** Writes one order's entry item under an identifier, unless the item holds a newer version. */
-async function putIdentityEntry(key: ItemKey, entry: OrderEntry): Promise<void> {
-  try {
-    await documentClient.send(
-      new PutCommand({ TableName: tableName(), Item: { ...key, ...entry }, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': entry.v } }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
-/** Tombstones an order's entry at `version` in an item it left: an identity entry item, or a map entry of a day item or of an earlier-layout identity item. */
-async function leaveSlot(slot: EntrySlot, orderId: string, version: number, touched: Map<string, Promise<ItemKey>>): Promise<void> {
-  if (slot.SK.startsWith(IDENTITY_ENTRY_PREFIX)) await putIdentityEntry({ PK: slot.PK, SK: slot.SK }, { v: version });
-  else await setOrderEntry(slot, orderId, { v: version }, touched);
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
@@ -1352,7 +1467,7 @@ export async function writeInitialReadModels(
     items.set(keyId(key), item);
   };
   const pointers: WriteRequest[] = [];
-  const identityPuts: WriteRequest[] = [];
+  const identityPages = new Map<string, Array<{ entries: Record<string, OrderEntry>; bytes: number }>>();
   const facts = orders.map(({ order, version }) => ({ v: version, fact: toQueryOrder(order) }));
   // The customers are those of the orders given, which must be all of the pixel's.
   const customerOf = customerKeys(facts.map(({ fact }) => fact));
@@ -1369,8 +1484,17 @@ export async function writeInitialReadModels(
     const dayKeys = orderDayKeys(pixelId, fact);
     for (const key of dayKeys) add(key, 'o', fact.orderId, { v, f: encodeFact(fact, digests.get(fact.orderId)) } satisfies OrderEntry);
     const identityEntry: OrderEntry = { v, f: encodeFact(fact) };
-    for (const identity of identityKeys(fact.customer)) identityPuts.push({ PutRequest: { Item: { ...identityEntryKey(pixelId, identity, fact.orderId), ...identityEntry } } });
-    pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: orderItemKeys(pixelId, fact).map(keyId) } } });
+    const identityItemKeys = identityKeys(fact.customer).map((identity) => {
+      let pages = identityPages.get(identity);
+      if (!pages) identityPages.set(identity, (pages = [{ entries: {}, bytes: 0 }]));
+      const bytes = entryBytes(fact.orderId, identityEntry);
+      if (pages.at(-1)!.bytes > 0 && pages.at(-1)!.bytes + bytes > IDENTITY_PAGE_BYTES) pages.push({ entries: {}, bytes: 0 });
+      const last = pages.at(-1)!;
+      last.entries[fact.orderId] = identityEntry;
+      last.bytes += bytes;
+      return identityKey(pixelId, identity, pages.length - 1);
+    });
+    pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: [...orderDayKeys(pixelId, fact), ...identityItemKeys].map(keyId) } } });
   }
   const byDay = new Map<string, Counts>();
   for (const event of events) {
@@ -1409,6 +1533,9 @@ export async function writeInitialReadModels(
     const rollup = rollupAttributes(counts);
     return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
   });
+  const identityPuts: WriteRequest[] = [...identityPages].flatMap(([identity, pages]) =>
+    pages.map(({ entries }, page) => ({ PutRequest: { Item: { ...identityKey(pixelId, identity, page), o: entries, ...(page === 0 && pages.length > 1 ? { np: pages.length - 1 } : {}) } } })),
+  );
   await batchWrite([...puts, ...identityPuts, ...initialDayCopies([...items.values()]), ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
 }
 
@@ -1643,23 +1770,17 @@ export async function readCustomerHistory(pixelId: string, orders: readonly Quer
 }
 
 /**
- * The state of each order under one identifier, from the items of its partition: the newest
- * entry, live or tombstone. An entry item wins over an earlier-layout map entry of the same
- * version (the map entry may be a tombstone its pointer asked for, see `placeOf`).
+ * The state of each order under one identifier, from its head and pages: its newest entry in any
+ * of them, live or tombstone (an entry may have been placed in two items by a retried batch; a
+ * version is one state of the order, so two entries of one version agree).
  */
 function identityStates(items: ReadonlyArray<Record<string, unknown>>): Map<string, OrderEntry> {
   const states = new Map<string, OrderEntry>();
-  const offer = (orderId: string, entry: OrderEntry, wins: boolean) => {
-    const known = states.get(orderId);
-    if (!known || known.v < entry.v || (wins && known.v === entry.v)) states.set(orderId, entry);
-  };
   for (const item of items) {
-    if (item.SK !== FACTS_SK) continue;
-    for (const [orderId, entry] of Object.entries((item.o ?? {}) as Record<string, OrderEntry>)) offer(orderId, entry, false);
-  }
-  for (const item of items) {
-    const sk = item.SK as string;
-    if (sk.startsWith(IDENTITY_ENTRY_PREFIX)) offer(sk.slice(IDENTITY_ENTRY_PREFIX.length), { v: item.v as number, ...(item.f === undefined ? {} : { f: item.f as string }) }, true);
+    for (const [orderId, entry] of Object.entries((item.o ?? {}) as Record<string, OrderEntry>)) {
+      const known = states.get(orderId);
+      if (!known || known.v < entry.v) states.set(orderId, entry);
+    }
   }
   return states;
 }
@@ -1676,13 +1797,22 @@ async function readIdentityClosure(
   let pending = [...new Set([...identities, ...orders.flatMap(({ order }) => identityKeys(order.customer))])];
   for (let round = 0; pending.length > 0 && round < MAX_IDENTITY_ROUNDS; round++) {
     for (const identity of pending) fetched.add(identity);
-    await mapWithConcurrency(pending, READ_CONCURRENCY, async (identity) => {
-      for (const [orderId, entry] of identityStates(await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': identityPartition(pixelId, identity) }, ConsistentRead: true }))) {
+    const heads = await batchGet(pending.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY });
+    const pages = heads.flatMap((head) => Array.from({ length: typeof head.np === 'number' ? head.np : 0 }, (_, page) => identityKey(pixelId, identityOfPk(head.PK as string), page + 1)));
+    const items = pages.length > 0 ? [...heads, ...(await batchGet(pages, { concurrency: READ_CONCURRENCY }))] : heads;
+    const byIdentity = new Map<string, Array<Record<string, unknown>>>();
+    for (const item of items) {
+      const group = byIdentity.get(item.PK as string);
+      if (group) group.push(item);
+      else byIdentity.set(item.PK as string, [item]);
+    }
+    for (const group of byIdentity.values()) {
+      for (const [orderId, entry] of identityStates(group)) {
         if (entry.f === undefined) continue;
         const known = found.get(orderId);
         if (!known || known.v < entry.v) found.set(orderId, { v: entry.v, order: decodeFact(orderId, entry.f) });
       }
-    });
+    }
     pending = [...new Set([...found.values()].flatMap(({ order }) => identityKeys(order.customer)))].filter((identity) => !fetched.has(identity));
   }
   return found;

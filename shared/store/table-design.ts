@@ -41,7 +41,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     GSI1 `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
  *                     pixel's orders by order date (order-repository.ts)
  * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day; `FACTS`), `#QC#<identity>`
- *                     / `O#<orderId>` (an order's fact under one of its customer's identifiers),
+ *                     (order facts by customer identifier; `FACTS` and its pages `FACTS#<n>`),
  *                     `#QP#<orderId>` / `POINTER`, `#QG#<day>#<0-7>` / `<entryId>` (event facts of one
  *                     entry and day), `#QED#<day>` / `ROLLUP` (event counts by hour), `#QEL#<day>` /
  *                     `<entryId>` (what the counts hold of one event page) and `#QD#<day>` / `COLS` (a day's order facts in

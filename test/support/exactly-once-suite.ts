@@ -208,12 +208,6 @@ async function snapshot(pixelId: string): Promise<unknown> {
           }
         }
         if (maps > 0 && liveMaps === 0) return undefined;
-        // An order's entry item under an identifier: `v` as the map entries' (left out), and a
-        // tombstone reads as no entry.
-        if (String(item.PK).includes('#QC#') && String(item.SK).startsWith('O#')) {
-          if (copy.f === undefined) return undefined;
-          delete copy.v;
-        }
         if (String(item.PK).includes('#QP#')) {
           // The pointer of a deleted order points nowhere: no different from no pointer.
           if (Array.isArray(copy.keys) && copy.keys.length === 0) return undefined;
