@@ -22,7 +22,7 @@ import { requestTelemetry } from './middleware/request-telemetry';
 import { validateRequest, type RequestSchemas, type SchemaOf } from './middleware/validate-request';
 import { jsonResponse } from './response';
 
-type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = SchemaOf<S[K]> extends z.ZodType
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = SchemaOf<S[K]> extends z.core.$ZodType
   ? z.output<SchemaOf<S[K]>>
   : undefined;
 
