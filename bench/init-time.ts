@@ -8,14 +8,8 @@ const execFileAsync = promisify(execFile);
  * Runs in a fresh `node` per sample: times evaluating the bundle, then checks that it exports a
  * handler so a broken bundle cannot pass as a fast one. No network call happens at module load,
  * so this isolates the code-loading part of a cold start.
- *
- * Before timing, the process asks for a higher scheduling priority (where it may: root, or
- * CAP_SYS_NICE): a Lambda init runs on the function's own CPU share, while on a shared machine a
- * sample otherwise also counts the time it waited for a core behind other work. The bare bundle
- * is sampled the same way, so this narrows the spread of both without favouring either.
  */
 const CHILD_SCRIPT = `
-try { require('node:os').setPriority(0, -10); } catch {}
 const cpuStarted = process.cpuUsage();
 const started = performance.now();
 const loaded = require(process.argv[1]);

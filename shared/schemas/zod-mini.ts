@@ -4,7 +4,7 @@ import en from 'zod/v4/locales/en.js';
 /**
  * What the schemas written with `zod/mini` share. zod's classic API is one object graph that no
  * bundler can trim (about 90 KB of every function's bundle, and 150 KB of its source map, which
- * Node reads at load), while `zod/mini` is functions a bundler keeps only when used (about 35 KB
+ * Node reads at load), while `zod/mini` is functions a bundler keeps only when used (27 to 34 KB
  * for what these schemas use): a function that bundles no classic schema loads measurably faster
  * (README, "Benchmarks"). Parsing is the same: the classic methods are these same checks.
  *
