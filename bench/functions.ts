@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeTable } from '../lib/routes';
 import { buildBundles, type BuiltBundle } from './bundle-size';
-import { BARE_BUNDLE_ID, initCases, measureInitTimes, type InitCase } from './init-time';
+import { BARE_BUNDLE_ID, INIT_SAMPLING, initCases, measureInitTimes, type InitCase, type InitSampling } from './init-time';
 import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
 import { formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath } from './results-file';
@@ -29,6 +29,11 @@ export async function bundleFunctions(options: { projectRoot: string; log: (line
   });
 }
 
+/** The init sampling, with `BENCH_INIT_RUNS` (samples per route) taken from the environment when set. */
+export function initSamplingFromEnv(env: NodeJS.ProcessEnv = process.env): InitSampling {
+  return { ...INIT_SAMPLING, runs: Number(env.BENCH_INIT_RUNS ?? INIT_SAMPLING.runs) };
+}
+
 /**
  * Module init of each bundle in fresh processes, interleaved with the bare bundle, then the
  * request pipeline's cost per warm request.
@@ -36,13 +41,17 @@ export async function bundleFunctions(options: { projectRoot: string; log: (line
 export async function measureFunctions(options: {
   bundles: readonly BuiltBundle[];
   log: (line?: string) => void;
-  initRuns: number;
+  /** Init samples per route, and how the bare bundle is sampled between them (bench/init-time.ts). */
+  initSampling?: InitSampling;
   /** Fewer for `npm run bench -- --quick`. */
   middleware?: { rounds: number; warmup: number; requests: number };
 }): Promise<FunctionCases> {
-  const { bundles, log, initRuns, middleware = MIDDLEWARE } = options;
-  log(`Timing module init: ${initRuns} fresh node processes per function, interleaved with the bare bundle...`);
-  const initSamples = await measureInitTimes(bundles, initRuns);
+  const { bundles, log, initSampling = INIT_SAMPLING, middleware = MIDDLEWARE } = options;
+  log(
+    `Timing module init: ${initSampling.runs} fresh node processes per function in a shuffled order each round, ` +
+      `the bare bundle before every ${initSampling.bareEvery}, after ${initSampling.warmupRounds} warm-up round(s) not kept...`,
+  );
+  const initSamples = await measureInitTimes(bundles, initSampling);
   const functions: FunctionCases['functions'] = {};
   for (const bundle of bundles) {
     const init = summarize(initSamples.wallMs.get(bundle.routeId) ?? []);
@@ -83,7 +92,7 @@ if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === imp
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   const log = (line = '') => process.stdout.write(`${line}\n`);
   const bundles = await bundleFunctions({ projectRoot, log });
-  const result = await measureFunctions({ bundles, log, initRuns: Number(process.env.BENCH_INIT_RUNS ?? 15) });
+  const result = await measureFunctions({ bundles, log, initSampling: initSamplingFromEnv() });
   log();
   printFunctionCases(result, log);
   const resultsFile = resultsFilePath(projectRoot);

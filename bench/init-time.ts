@@ -51,22 +51,78 @@ export interface InitSamples {
   cpuMs: Map<string, number[]>;
 }
 
+/** The id under which the bare bundle (bench/bare-handler.ts) is sampled next to the routes. */
+export const BARE_BUNDLE_ID = 'bare';
+
+/** How the init samples are taken: the defaults are what `npm run bench` uses (README, "Benchmarks"). */
+export interface InitSampling {
+  /** Samples kept per route bundle. */
+  runs: number;
+  /** One bare sample before every this many route samples, so the bare bundle gets `routes / bareEvery` samples a round. */
+  bareEvery: number;
+  /** Rounds of one sample per bundle (the bare one included) run first and thrown away. */
+  warmupRounds: number;
+}
+
+export const INIT_SAMPLING: InitSampling = { runs: 15, bareEvery: 3, warmupRounds: 1 };
+
+/** One sample of the schedule: the bundle, and whether it is a warm-up sample, run but not kept. */
+export interface ScheduledSample {
+  id: string;
+  warmup: boolean;
+}
+
 /**
- * Samples module init time for each bundle. Runs go round-robin across bundles, so drift in the
- * machine's load over the run spreads over every function instead of landing on one.
+ * The order of the init samples. Each round takes every route once, in an order shuffled afresh
+ * (so no route always follows the same neighbour or sits at the same point of a round), with a
+ * bare sample before each group of `bareEvery` routes: the bare median, the denominator of every
+ * ratio, rests on several times as many samples as a route's, each taken close in time to the
+ * routes it is compared with. Warm-up rounds come first (file cache, CPU clocks, the first
+ * processes of a run are slower) and are not kept.
  */
-export async function measureInitTimes(bundles: readonly BuiltBundle[], runs: number): Promise<InitSamples> {
+export function initSchedule(routeIds: readonly string[], sampling: InitSampling, random: () => number = Math.random): ScheduledSample[] {
+  const schedule: ScheduledSample[] = [];
+  for (let round = 0; round < sampling.warmupRounds; round++) {
+    for (const id of [BARE_BUNDLE_ID, ...shuffled(routeIds, random)]) schedule.push({ id, warmup: true });
+  }
+  const every = Math.max(1, Math.floor(sampling.bareEvery));
+  for (let round = 0; round < sampling.runs; round++) {
+    shuffled(routeIds, random).forEach((id, index) => {
+      if (index % every === 0) schedule.push({ id: BARE_BUNDLE_ID, warmup: false });
+      schedule.push({ id, warmup: false });
+    });
+  }
+  return schedule;
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
+}
+
+/**
+ * Samples module init time for each bundle in the order of `initSchedule`: interleaved, so drift
+ * in the machine's load over the run spreads over every function (and the bare bundle) instead of
+ * landing on one. `bundles` holds the bare bundle and the routes.
+ */
+export async function measureInitTimes(bundles: readonly BuiltBundle[], sampling: InitSampling = INIT_SAMPLING): Promise<InitSamples> {
   const samples: InitSamples = { wallMs: new Map(), cpuMs: new Map() };
+  const byId = new Map(bundles.map((bundle) => [bundle.routeId, bundle]));
+  if (!byId.has(BARE_BUNDLE_ID)) throw new Error('init samples need the bare bundle next to the routes');
   for (const bundle of bundles) {
     samples.wallMs.set(bundle.routeId, []);
     samples.cpuMs.set(bundle.routeId, []);
   }
-  for (let run = 0; run < runs; run++) {
-    for (const bundle of bundles) {
-      const { elapsedMs, cpuMs } = await initTimeOnce(bundle);
-      samples.wallMs.get(bundle.routeId)?.push(elapsedMs);
-      samples.cpuMs.get(bundle.routeId)?.push(cpuMs);
-    }
+  const routeIds = bundles.map((bundle) => bundle.routeId).filter((id) => id !== BARE_BUNDLE_ID);
+  for (const { id, warmup } of initSchedule(routeIds, sampling)) {
+    const { elapsedMs, cpuMs } = await initTimeOnce(byId.get(id) as BuiltBundle);
+    if (warmup) continue;
+    samples.wallMs.get(id)?.push(elapsedMs);
+    samples.cpuMs.get(id)?.push(cpuMs);
   }
   return samples;
 }
@@ -80,9 +136,6 @@ async function initTimeOnce(bundle: BuiltBundle): Promise<{ elapsedMs: number; c
     throw new Error(`Loading the ${bundle.routeId} bundle failed${stderr ? `: ${stderr}` : ''}`, { cause: error });
   }
 }
-
-/** The id under which the bare bundle (bench/bare-handler.ts) is sampled next to the routes. */
-export const BARE_BUNDLE_ID = 'bare';
 
 export interface InitCase {
   medianMs: number;

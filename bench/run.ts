@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { AdListingResult } from './ad-listing';
 import { measureFirstStart } from './first-start';
 import { ingestionCases, measureIngestion, printIngestion, type IngestionResult } from './ingestion';
-import { bundleFunctions, measureFunctions, printFunctionCases, type FunctionCases } from './functions';
+import { bundleFunctions, initSamplingFromEnv, measureFunctions, printFunctionCases, type FunctionCases } from './functions';
 import { measureLatency } from './latency';
 import { latencyCases } from './latency-cases';
 import { formatBytes, formatMegabytes, formatMs, formatTable } from './report';
@@ -48,7 +48,7 @@ const QUICK_ENV: Record<string, string> = {
 };
 if (quick) for (const [name, value] of Object.entries(QUICK_ENV)) process.env[name] ??= value;
 
-const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 15);
+const INIT_SAMPLING = initSamplingFromEnv();
 const MIDDLEWARE = quick ? { rounds: 1, warmup: 50, requests: 200 } : { rounds: 3, warmup: 200, requests: 2_000 };
 const LATENCY_REQUESTS = quick ? 100 : 2_000;
 const WARMUP_REQUESTS = quick ? 20 : 100;
@@ -87,9 +87,9 @@ type Section = BenchSection<Details>;
 async function prepareFunctions(): Promise<Measure> {
   const bundles = await bundleFunctions({ projectRoot, log });
   return async () => {
-    const result = await measureFunctions({ bundles, log, initRuns: INIT_RUNS, middleware: MIDDLEWARE });
+    const result = await measureFunctions({ bundles, log, initSampling: INIT_SAMPLING, middleware: MIDDLEWARE });
     log();
-    log(`Bundles (minified .js, source map not counted) and module init (${INIT_RUNS} cold node processes)`);
+    log(`Bundles (minified .js, source map not counted) and module init (${INIT_SAMPLING.runs} cold node processes a route)`);
     log(
       formatTable(
         ['function', 'bundle', 'init median', 'min', 'max'],

@@ -1,5 +1,6 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 import { withEmptyBodyAsObject } from '../../shared/http/optional-body';
 
 const viewSchemas = () => import('../../shared/schemas/dashboard-view');
@@ -9,6 +10,7 @@ export const handler = withEmptyBodyAsObject(
   apiHandler(
     {
       route: routes.copyDashboardView,
+    idempotency: loadIdempotency,
       schemas: {
         body: async () => (await viewSchemas()).copyDashboardViewSchema,
         path: async () => (await viewSchemas()).dashboardViewPathSchema,

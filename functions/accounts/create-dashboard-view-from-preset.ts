@@ -1,9 +1,14 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 
 /** POST a view built from a list of measures: one auto-laid-out sparkline tile each (spec 4.4). */
 export const handler = apiHandler(
-  { route: routes.createDashboardViewFromPreset, schemas: { body: async () => (await import('../../shared/schemas/dashboard-view')).dashboardViewFromPresetSchema } },
+  {
+    route: routes.createDashboardViewFromPreset,
+    idempotency: loadIdempotency,
+    schemas: { body: async () => (await import('../../shared/schemas/dashboard-view')).dashboardViewFromPresetSchema },
+  },
   async ({ body, principal, receivedAt }) => {
     const { createDashboardViewFromPreset } = await import('../../shared/dashboards/dashboard-view-service');
     return {

@@ -1,9 +1,14 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 
 /** POST a dashboard view from a complete configuration. */
 export const handler = apiHandler(
-  { route: routes.createDashboardView, schemas: { body: async () => (await import('../../shared/schemas/dashboard-view')).createDashboardViewSchema } },
+  {
+    route: routes.createDashboardView,
+    idempotency: loadIdempotency,
+    schemas: { body: async () => (await import('../../shared/schemas/dashboard-view')).createDashboardViewSchema },
+  },
   async ({ body, principal, receivedAt }) => {
     const { createDashboardView } = await import('../../shared/dashboards/dashboard-view-service');
     return {

@@ -1,9 +1,10 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 
 /** PUT replaces the cost settings as a whole and announces it with `accountUpdated` (`costSettings`). */
 export const handler = apiHandler(
-  { route: routes.putCostSettings, schemas: { body: async () => (await import('../../shared/schemas/cost-settings')).costSettingsInputSchema } },
+  { route: routes.putCostSettings, idempotency: loadIdempotency, schemas: { body: async () => (await import('../../shared/schemas/cost-settings')).costSettingsInputSchema } },
   async ({ body, principal, receivedAt }) => {
     const { replaceCostSettings } = await import('../../shared/costs/cost-settings-service');
     return {

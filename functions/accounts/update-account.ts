@@ -1,9 +1,10 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 
 /** PATCH the account's name, reporting time zone or currency; announced with `accountUpdated`. */
 export const handler = apiHandler(
-  { route: routes.updateAccount, schemas: { body: async () => (await import('../../shared/schemas/account')).accountPatchSchema } },
+  { route: routes.updateAccount, idempotency: loadIdempotency, schemas: { body: async () => (await import('../../shared/schemas/account')).accountPatchSchema } },
   async ({ body, principal, receivedAt }) => {
     const { updateAccount } = await import('../../shared/account/account-service');
     return { body: { account: await updateAccount({ pixelId: principal.pixelId, patch: body, apiKeyPk: principal.apiKeyPk, requestTime: receivedAt }) } };

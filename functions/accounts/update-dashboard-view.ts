@@ -1,5 +1,6 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 
 const viewSchemas = () => import('../../shared/schemas/dashboard-view');
 
@@ -7,6 +8,7 @@ const viewSchemas = () => import('../../shared/schemas/dashboard-view');
 export const handler = apiHandler(
   {
     route: routes.updateDashboardView,
+    idempotency: loadIdempotency,
     schemas: {
       body: async () => (await viewSchemas()).updateDashboardViewSchema,
       path: async () => (await viewSchemas()).dashboardViewPathSchema,

@@ -2,6 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { routes } from '../../lib/routes';
 import { metrics } from '../../shared/config/metrics';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadIdempotency } from '../../shared/http/idempotency-loader';
 import { EVENT_LIMITS } from '../../shared/tracking/event-limits';
 import { eventsErrorResponder } from '../../shared/tracking/events-error-responder';
 
@@ -10,7 +11,7 @@ import { eventsErrorResponder } from '../../shared/tracking/events-error-respond
  * problems in its own envelope, per event, so it validates the parsed body itself.
  */
 export const handler = apiHandler(
-  { route: routes.ingestEvents, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
+  { route: routes.ingestEvents, idempotency: loadIdempotency, jsonBody: true, maxBodyBytes: EVENT_LIMITS.bodyBytes, errorResponder: eventsErrorResponder },
   async ({ rawBody, principal, receivedAt }) => {
     const [{ parseIngestBody }, { ingestEvents }] = await Promise.all([
       import('../../shared/tracking/parse-ingest-body'),

@@ -51,7 +51,7 @@ export function statusesOf(route: Pick<RouteDefinition, 'path' | 'scope' | 'writ
 class SchemaEmitter {
   readonly components: Record<string, Json> = {};
 
-  convert(schema: z.ZodType, io: 'input' | 'output', context: string): Json {
+  convert(schema: z.core.$ZodType, io: 'input' | 'output', context: string): Json {
     const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
     const names = new Map<string, string>();
     for (const name of Object.keys(($defs as Json | undefined) ?? {})) {
@@ -90,7 +90,7 @@ const pathParameterNames = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].
 
 function parametersOf(emitter: SchemaEmitter, id: string, route: RouteDefinition, document: RouteDocument): Json[] {
   const parameters: Json[] = [];
-  const declared = (where: 'query' | 'path', schema: z.ZodType | undefined) => {
+  const declared = (where: 'query' | 'path', schema: z.core.$ZodType | undefined) => {
     if (!schema) return {} as Record<string, Json>;
     const json = emitter.convert(schema, 'input', `${id}_${where}`);
     const required = new Set((json.required as string[] | undefined) ?? []);

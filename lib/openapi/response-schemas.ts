@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { DIMENSION_FAMILIES } from '../../shared/catalog/dimensions';
 import { FILTER_CONTEXTS, FILTER_OPERATORS } from '../../shared/catalog/filter-fields';
 import { AD_PLATFORMS, MEASURE_CONTEXTS, MEASURE_FORMATS } from '../../shared/catalog/measures';
 import { configurationInputSchema, dashboardViewMembersSchema } from '../../shared/schemas/dashboard-view';
+import { withMeta } from '../../shared/schemas/zod-mini';
 import { EVENT_PROBLEM_CODES, EVENTS_ERROR_CODES } from '../../shared/tracking/ingest-errors';
 
 /*
@@ -196,10 +198,11 @@ export const queryAdsResponseSchema = z.object({
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int(), hasMore: z.boolean() }),
 });
 
-const dashboardView = dashboardViewMembersSchema.extend({ configuration: configurationInputSchema }).meta({ id: 'DashboardView' });
+// The view schemas are written with zod/mini (shared/schemas/zod-mini.ts), so they are combined with its functions.
+const dashboardView = withMeta(zm.extend(dashboardViewMembersSchema, { configuration: configurationInputSchema }), { id: 'DashboardView' });
 export const dashboardViewResponseSchema = z.object({ dashboardView });
 export const dashboardViewListResponseSchema = z.object({
-  dashboardViews: z.array(dashboardViewMembersSchema.pick({ dashboardViewId: true, type: true, name: true, order: true, createdAt: true, updatedAt: true })),
+  dashboardViews: z.array(zm.pick(dashboardViewMembersSchema, { dashboardViewId: true, type: true, name: true, order: true, createdAt: true, updatedAt: true })),
 });
 export const dashboardViewDeletedResponseSchema = z.object({ deleted: z.literal(true), dashboardViewId: z.string() });
 

@@ -44,14 +44,14 @@ export interface RouteDocument {
   /** The group the route is listed under in the reference. */
   tag: string;
   /** The same schemas the handler validates with. */
-  request?: { body?: z.ZodType; query?: z.ZodType; path?: z.ZodType };
+  request?: { body?: z.core.$ZodType; query?: z.core.$ZodType; path?: z.core.$ZodType };
   /** The success body (status 200 unless `status` says otherwise). */
-  response: z.ZodType;
+  response: z.core.$ZodType;
   status?: number;
   /** Statuses a route answers besides the derived ones, e.g. a 404 of a route without path parameters. */
   extraStatuses?: number[];
   /** Replaces the standard error body, for the events API. */
-  errorBody?: z.ZodType;
+  errorBody?: z.core.$ZodType;
   /** An absent body reads as `{}`. */
   bodyOptional?: boolean;
   /** The handler's own raw-body limit (413 above it). */

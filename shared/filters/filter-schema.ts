@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { addTransformIssue, withMeta } from '../schemas/zod-mini';
 import { FILTER_OPERATORS, type FilterContext } from '../catalog/filter-fields';
 import { issueAt, type ValidationIssue } from '../http/errors';
 import { toValidationIssues } from '../http/zod-issues';
@@ -41,9 +42,11 @@ const requiredMessage = (what: string) => (issue: { input?: unknown }) =>
 
 const FIELD_LENGTH = `A field id holds 1 to ${FILTER_LIMITS.fieldLength} characters`;
 
-const valueString = z.string().max(FILTER_LIMITS.valueStringLength, {
-  error: `A string value holds at most ${FILTER_LIMITS.valueStringLength} characters`,
-});
+const valueString = z.string().check(
+  z.maxLength(FILTER_LIMITS.valueStringLength, {
+    error: `A string value holds at most ${FILTER_LIMITS.valueStringLength} characters`,
+  }),
+);
 const ARRAY_SIZE = `An array value holds ${FILTER_LIMITS.minValueArrayItems} to ${FILTER_LIMITS.maxValueArrayItems} strings`;
 
 export const filterValueSchema = z.union(
@@ -53,8 +56,7 @@ export const filterValueSchema = z.union(
     z.boolean(),
     z
       .array(valueString)
-      .min(FILTER_LIMITS.minValueArrayItems, { error: ARRAY_SIZE })
-      .max(FILTER_LIMITS.maxValueArrayItems, { error: ARRAY_SIZE }),
+      .check(z.minLength(FILTER_LIMITS.minValueArrayItems, { error: ARRAY_SIZE }), z.maxLength(FILTER_LIMITS.maxValueArrayItems, { error: ARRAY_SIZE })),
   ],
   {
     // zod reports some failures of the array branch as the union's own; name the bound then too.
@@ -70,8 +72,7 @@ export const filterValueSchema = z.union(
 export const filterConditionSchema = z.strictObject({
   field: z
     .string({ error: requiredMessage('a field, a filter-field id such as "channel.ad_name"') })
-    .min(1, { error: FIELD_LENGTH })
-    .max(FILTER_LIMITS.fieldLength, { error: FIELD_LENGTH }),
+    .check(z.minLength(1, { error: FIELD_LENGTH }), z.maxLength(FILTER_LIMITS.fieldLength, { error: FIELD_LENGTH })),
   op: z.enum(FILTER_OPERATORS, {
     error: (issue) =>
       issue.input === undefined
@@ -95,9 +96,8 @@ export type GroupOperator = (typeof GROUP_OPERATORS)[number];
 const GROUP_SIZE = `A group holds ${FILTER_LIMITS.minGroupItems} to ${FILTER_LIMITS.maxGroupItems} filters`;
 const groupItems = z
   .array(z.unknown(), { error: (issue) => (issue.code === 'invalid_type' ? 'A group holds an array of filters' : undefined) })
-  .min(FILTER_LIMITS.minGroupItems, { error: GROUP_SIZE })
-  .max(FILTER_LIMITS.maxGroupItems, { error: GROUP_SIZE });
-const GROUP_SHAPES: Record<GroupOperator, z.ZodType> = {
+  .check(z.minLength(FILTER_LIMITS.minGroupItems, { error: GROUP_SIZE }), z.maxLength(FILTER_LIMITS.maxGroupItems, { error: GROUP_SIZE }));
+const GROUP_SHAPES: Record<GroupOperator, z.ZodMiniType> = {
   and: z.strictObject({ and: groupItems }),
   or: z.strictObject({ or: groupItems }),
   not: z.strictObject({ not: z.unknown() }),
@@ -185,15 +185,18 @@ export function parseFilter(input: unknown, pathPrefix: readonly string[] = []):
 export const FILTER_JSON_SCHEMA_REF = '#/components/schemas/Filter';
 
 function filterSchemaWith(check: (filter: Filter) => ValidationIssue[]) {
-  return z
-    .unknown()
-    .transform((input, ctx): Filter => {
-      const { filter, issues } = parseFilter(input);
-      const problems = filter ? check(filter) : issues;
-      for (const problem of problems) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path, input });
-      return problems.length === 0 && filter ? filter : z.NEVER;
-    })
-    .meta({ $ref: FILTER_JSON_SCHEMA_REF, description: 'A filter tree; the fields, operators and values a query accepts are listed by GET /db-mgmt/api/filters' });
+  return withMeta(
+    z.pipe(
+      z.unknown(),
+      z.transform((input: unknown, ctx): Filter => {
+        const { filter, issues } = parseFilter(input);
+        const problems = filter ? check(filter) : issues;
+        for (const problem of problems) addTransformIssue(ctx, { message: problem.message, path: problem.path, input });
+        return problems.length === 0 && filter ? filter : z.NEVER;
+      }),
+    ),
+    { $ref: FILTER_JSON_SCHEMA_REF, description: 'A filter tree; the fields, operators and values a query accepts are listed by GET /db-mgmt/api/filters' },
+  );
 }
 
 /** The grammar alone: any field id, any operator, any value of the grammar's types. */

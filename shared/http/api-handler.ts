@@ -22,7 +22,7 @@ import { requestTelemetry } from './middleware/request-telemetry';
 import { validateRequest, type RequestSchemas, type SchemaOf } from './middleware/validate-request';
 import { jsonResponse } from './response';
 
-type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = SchemaOf<S[K]> extends z.ZodType
+type Parsed<S extends RequestSchemas, K extends keyof RequestSchemas> = SchemaOf<S[K]> extends z.core.$ZodType
   ? z.output<SchemaOf<S[K]>>
   : undefined;
 
@@ -62,6 +62,12 @@ export interface EndpointDefinition<S extends RequestSchemas> {
   maxBodyBytes?: number;
   /** The advice of the 400 for a response over the size limit, when the endpoint has a better one. */
   howToNarrow?: string;
+  /**
+   * The Idempotency-Key handling, given by every route the table marks `writes` (and by no other)
+   * as its loader, `idempotency: loadIdempotency` (./idempotency-loader.ts): the import then sits
+   * in the write functions' bundles only, not in the read functions' (README, "Benchmarks").
+   */
+  idempotency?: () => Promise<typeof import('./idempotency')>;
   /** Replaces the standard error body, for an API whose errors have their own envelope. */
   errorResponder?: () => MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 }
@@ -78,6 +84,13 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   handle: (request: ApiRequest<S>) => Promise<ApiResult>,
 ) {
   const schemas = endpoint.schemas ?? ({} as S);
+  const { idempotency } = endpoint;
+  // At load, so a write route without its Idempotency-Key handling cannot be deployed, nor a test load it.
+  if (endpoint.route.writes !== (idempotency !== undefined)) {
+    throw new Error(
+      `${endpoint.route.method} ${endpoint.route.path}: ${endpoint.route.writes ? 'a write route needs' : 'only a write route takes'} \`idempotency: loadIdempotency\``,
+    );
+  }
   // No early timeout answer: racing the handler would answer while its write goes on. Instead
   // every store call is held to the request's deadline (store/sdk-config.ts), so the handler
   // itself ends in time with what really happened.
@@ -110,7 +123,7 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
       });
       return { ...result, statusCode: result.statusCode ?? 200 };
     };
-    const result = endpoint.route.writes ? await runWrite(event, api, principal.pixelId, routeKey, run) : await run();
+    const result = idempotency ? await runWrite(idempotency, event, api, principal.pixelId, routeKey, run) : await run();
     return jsonResponse(result.statusCode, result.body, result.headers);
   });
 
@@ -124,13 +137,14 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
 
 /** A write route's handler, behind its Idempotency-Key; the idempotency store is loaded with the first write. */
 async function runWrite(
+  loadIdempotency: NonNullable<EndpointDefinition<RequestSchemas>['idempotency']>,
   event: APIGatewayProxyEventV2,
   api: ApiContext['api'],
   pixelId: string,
   route: string,
   run: () => Promise<{ statusCode: number; body: unknown; headers?: Record<string, string> }>,
 ) {
-  const { requestContent, runIdempotently } = await import('./idempotency');
+  const { requestContent, runIdempotently } = await loadIdempotency();
   return runIdempotently(
     {
       headers: event.headers,

@@ -1,7 +1,16 @@
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 
-const deflateRawAsync = promisify<Buffer, ZlibOptions, Buffer>(deflateRaw);
+/**
+ * zlib, loaded by the first body compressed rather than at module load: this module is part of
+ * every function's request pipeline, most responses are too small to compress, and loading zlib
+ * is a measurable part of a cold start (about 2 ms; README, "Benchmarks").
+ */
+let zlib: typeof Zlib | undefined;
+const loadZlib = (): typeof Zlib => (zlib ??= process.getBuiltinModule('node:zlib'));
+
+function deflateRawAsync(input: Buffer, options: Zlib.ZlibOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => loadZlib().deflateRaw(input, options, (error, result) => (error ? reject(error) : resolve(result))));
+}
 
 /** Slices compressed apart: large enough that the back-references lost across a cut cost little. */
 export const SLICE_BYTES = 1 << 20;
@@ -31,10 +40,10 @@ export class SlicedGzip {
   constructor(private readonly level: number) {}
 
   add(input: Buffer): void {
-    this.crc = crc32(input, this.crc);
+    this.crc = loadZlib().crc32(input, this.crc);
     this.length += input.length;
     for (let start = 0; start < input.length; start += SLICE_BYTES) {
-      const slice = deflateRawAsync(input.subarray(start, start + SLICE_BYTES), { level: this.level, finishFlush: constants.Z_SYNC_FLUSH });
+      const slice = deflateRawAsync(input.subarray(start, start + SLICE_BYTES), { level: this.level, finishFlush: loadZlib().constants.Z_SYNC_FLUSH });
       // Awaited in finish(); a body never sent compressed must not leave a rejection unhandled.
       slice.catch(() => undefined);
       this.deflated.push(slice);
@@ -42,7 +51,7 @@ export class SlicedGzip {
   }
 
   async finish(): Promise<Buffer> {
-    const last = deflateRawAsync(Buffer.alloc(0), { level: this.level, finishFlush: constants.Z_FINISH });
+    const last = deflateRawAsync(Buffer.alloc(0), { level: this.level, finishFlush: loadZlib().constants.Z_FINISH });
     const trailer = Buffer.alloc(8);
     trailer.writeUInt32LE(this.crc >>> 0, 0);
     trailer.writeUInt32LE(this.length % 2 ** 32, 4);

@@ -107,7 +107,7 @@ export const orderImportSchema = z.strictObject({
   discounts: moneySchema.optional(),
   taxes: moneySchema.optional(),
   /** When the export's state of the order was current; the import time when absent. */
-  updatedAt: isoDateTime.optional(),
+  updatedAt: z.optional(isoDateTime),
 });
 export type OrderImport = z.output<typeof orderImportSchema>;
 

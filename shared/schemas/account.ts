@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import { currencySchema } from './query-fields';
 import { timeZoneSchema } from './date-time';
 import { displayName } from './display-name';
@@ -9,7 +10,7 @@ import { displayName } from './display-name';
  * query-ads in that zone reads days rather than hours; queries still default to UTC and USD.
  */
 export const accountSchema = z.strictObject({
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   timezone: z.string(),
   currency: z.string(),
 });
@@ -20,9 +21,9 @@ export const defaultAccount = (): Account => ({ name: null, timezone: 'UTC', cur
 /** PATCH /accounts/api/account: any of the three members, at least one; nothing else. */
 export const accountPatchSchema = z
   .strictObject({
-    name: displayName.optional(),
-    timezone: timeZoneSchema.optional(),
-    currency: currencySchema.optional(),
+    name: z.optional(displayName),
+    timezone: z.optional(timeZoneSchema),
+    currency: z.optional(currencySchema),
   })
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'Give at least one of name, timezone, currency' });
+  .check(z.refine((patch) => Object.keys(patch).length > 0, { message: 'Give at least one of name, timezone, currency' }));
 export type AccountPatch = z.output<typeof accountPatchSchema>;

@@ -1,10 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import { FILTER_CONTEXTS } from '../catalog/filter-fields';
 import { MEASURE_CONTEXTS } from '../catalog/measures';
 
 export const CATALOG_SEARCH_MAX_LENGTH = 100;
 
-const search = z.string().max(CATALOG_SEARCH_MAX_LENGTH, { error: `At most ${CATALOG_SEARCH_MAX_LENGTH} characters` }).optional();
+const search = z.optional(z.string().check(z.maxLength(CATALOG_SEARCH_MAX_LENGTH, { error: `At most ${CATALOG_SEARCH_MAX_LENGTH} characters` })));
 
 /*
  * Strict, so a misspelt parameter (`?serach=`) is a 400 rather than a silently unfiltered list.
@@ -12,7 +13,7 @@ const search = z.string().max(CATALOG_SEARCH_MAX_LENGTH, { error: `At most ${CAT
  */
 
 /** GET /db-mgmt/api/measures query parameters. */
-export const measuresQuerySchema = z.strictObject({ context: z.enum(MEASURE_CONTEXTS).optional(), search });
+export const measuresQuerySchema = z.strictObject({ context: z.optional(z.enum(MEASURE_CONTEXTS)), search });
 
 /** GET /db-mgmt/api/filters query parameters. */
-export const filtersQuerySchema = z.strictObject({ context: z.enum(FILTER_CONTEXTS).optional(), search });
+export const filtersQuerySchema = z.strictObject({ context: z.optional(z.enum(FILTER_CONTEXTS)), search });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import { isIsoDate } from '../time/iso-8601';
 import { currencySchema } from './query-fields';
 
@@ -8,12 +9,12 @@ import { currencySchema } from './query-fields';
  */
 export const COST_LIMITS = { gatewayFees: 50, gatewayLength: 255, skuLength: 255, skuCostsPerFile: 100_000 } as const;
 
-const amount = z.number().min(0).max(1_000_000_000);
-const percent = z.number().min(0).max(100);
+const amount = z.number().check(z.gte(0), z.lte(1_000_000_000));
+const percent = z.number().check(z.gte(0), z.lte(100));
 
 export const gatewayFeeSchema = z.strictObject({
   /** Matched to an order's `paymentGateway`, ignoring case and surrounding spaces. */
-  gateway: z.string().trim().min(1).max(COST_LIMITS.gatewayLength),
+  gateway: z.string().check(z.trim(), z.minLength(1), z.maxLength(COST_LIMITS.gatewayLength)),
   /** Percent of the order's value (2.9 means 2.9 %). */
   percent,
   /** A fixed amount per order, in the settings' `currency`. */
@@ -26,18 +27,20 @@ export const costSettingsInputSchema = z
     defaultCogsPercent: percent,
     handlingFeePerItem: amount,
     defaultShippingCostPerOrder: amount,
-    gatewayFees: z.array(gatewayFeeSchema).max(COST_LIMITS.gatewayFees),
+    gatewayFees: z.array(gatewayFeeSchema).check(z.maxLength(COST_LIMITS.gatewayFees)),
     currency: currencySchema,
   })
-  .superRefine((settings, ctx) => {
-    const seen = new Map<string, number>();
-    settings.gatewayFees.forEach((fee, i) => {
-      const key = gatewayKey(fee.gateway);
-      const first = seen.get(key);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['gatewayFees', i, 'gateway'], message: `Gateway '${fee.gateway}' is listed twice (also at gatewayFees[${first}]); gateways match ignoring case` });
-      else seen.set(key, i);
-    });
-  });
+  .check(
+    z.superRefine((settings, ctx) => {
+      const seen = new Map<string, number>();
+      settings.gatewayFees.forEach((fee, i) => {
+        const key = gatewayKey(fee.gateway);
+        const first = seen.get(key);
+        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['gatewayFees', i, 'gateway'], message: `Gateway '${fee.gateway}' is listed twice (also at gatewayFees[${first}]); gateways match ignoring case` });
+        else seen.set(key, i);
+      });
+    }),
+  );
 export type CostSettings = z.output<typeof costSettingsInputSchema>;
 
 /** How an order's `paymentGateway` and a fee's `gateway` are compared. */
@@ -48,7 +51,7 @@ export function defaultCostSettings(): CostSettings {
   return { defaultCogsPercent: 0, handlingFeePerItem: 0, defaultShippingCostPerOrder: 0, gatewayFees: [], currency: 'USD' };
 }
 
-const isoDate = z.string().refine(isIsoDate, { message: 'Must be a date, YYYY-MM-DD' });
+const isoDate = z.string().check(z.refine(isIsoDate, { message: 'Must be a date, YYYY-MM-DD' }));
 
 /**
  * One line of a SKU cost file: the unit cost of `sku` from `effectiveFrom` through `effectiveTo`
@@ -56,14 +59,16 @@ const isoDate = z.string().refine(isIsoDate, { message: 'Must be a date, YYYY-MM
  */
 export const skuCostSchema = z
   .strictObject({
-    sku: z.string().min(1).max(COST_LIMITS.skuLength),
+    sku: z.string().check(z.minLength(1), z.maxLength(COST_LIMITS.skuLength)),
     cost: amount,
     currency: currencySchema,
     effectiveFrom: isoDate,
-    effectiveTo: isoDate.optional(),
+    effectiveTo: z.optional(isoDate),
   })
-  .refine((line) => line.effectiveTo === undefined || line.effectiveTo >= line.effectiveFrom, {
-    path: ['effectiveTo'],
-    message: 'effectiveTo must not be before effectiveFrom',
-  });
+  .check(
+    z.refine((line) => line.effectiveTo === undefined || line.effectiveTo >= line.effectiveFrom, {
+      path: ['effectiveTo'],
+      message: 'effectiveTo must not be before effectiveFrom',
+    }),
+  );
 export type SkuCost = z.output<typeof skuCostSchema>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { addTransformIssue } from './zod-mini';
 import { findMeasure } from '../catalog/measures';
 import { parseFilter, type Filter } from '../filters/filter-schema';
 import { whenMembersValid } from './cross-field';
@@ -58,26 +59,30 @@ export const CONFIGURATION_DEFAULTS = {
 const LIMITS = DASHBOARD_VIEW_LIMITS;
 const COLUMNS = LIMITS.gridColumns;
 
-const between = (min: number, max: number) => z.int().min(min).max(max);
+const between = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 
-const elementId = z
-  .string()
-  .regex(new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.elementIdLength}}$`), {
+const elementId = z.string().check(
+  z.regex(new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.elementIdLength}}$`), {
     error: `Must be 1 to ${LIMITS.elementIdLength} letters, digits, '-' or '_' (a UUID fits)`,
-  });
+  }),
+);
 
 export const dashboardViewType = z.enum(DASHBOARD_VIEW_TYPES);
 const granularity = z.enum(GRANULARITIES);
 const attributionModel = z.enum(ATTRIBUTION_MODELS);
-const attributionWindow = z.int().refine((days) => (ATTRIBUTION_WINDOWS as readonly number[]).includes(days), {
-  error: `Must be one of ${ATTRIBUTION_WINDOWS.join(', ')} (days)`,
-});
+const attributionWindow = z.int().check(
+  z.refine((days) => (ATTRIBUTION_WINDOWS as readonly number[]).includes(days), {
+    error: `Must be one of ${ATTRIBUTION_WINDOWS.join(', ')} (days)`,
+  }),
+);
 export const viewOrder = between(LIMITS.order.min, LIMITS.order.max);
 
 /** A view has no zone of its own; its range is ordered as read in UTC. */
-export const dateRangeSchema = queryDateRangeSchema.superRefine((range, ctx) => {
-  for (const problem of rangeProblems(range, 'UTC')) ctx.addIssue({ code: 'custom', ...problem });
-}, whenMembersValid);
+export const dateRangeSchema = queryDateRangeSchema.check(
+  z.superRefine((range: z.output<typeof queryDateRangeSchema>, ctx) => {
+    for (const problem of rangeProblems(range, 'UTC')) ctx.addIssue({ code: 'custom', ...problem });
+  }, whenMembersValid),
+);
 export type DateRange = z.output<typeof dateRangeSchema>;
 
 function isEmptyObject(value: unknown): boolean {
@@ -89,37 +94,42 @@ function isEmptyObject(value: unknown): boolean {
  * the upstream examples send `{}` (and `[{}]`), so `{}` is accepted and normalised away: to an
  * absent member, or dropped from a list.
  */
-const filterOrNone = z.unknown().transform((input, ctx): Filter | undefined => {
-  if (isEmptyObject(input)) return undefined;
-  const { filter, issues } = parseFilter(input);
-  for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input });
-  return filter ?? z.NEVER;
-});
+const filterOrNone = z.pipe(
+  z.unknown(),
+  z.transform((input: unknown, ctx): Filter | undefined => {
+    if (isEmptyObject(input)) return undefined;
+    const { filter, issues } = parseFilter(input);
+    for (const issue of issues) addTransformIssue(ctx, { message: issue.message, path: issue.path, input });
+    return filter ?? z.NEVER;
+  }),
+);
 const filterList = (max: number) =>
-  z
-    .array(filterOrNone)
-    .max(max)
-    .transform((filters) => filters.filter((filter): filter is Filter => filter !== undefined));
+  z.pipe(
+    z.array(filterOrNone).check(z.maxLength(max)),
+    z.transform((filters: Array<Filter | undefined>) => filters.filter((filter): filter is Filter => filter !== undefined)),
+  );
 
 /**
  * A measure id of the catalog, offered to dashboards. Checked per entry, so a 400 names each
  * unknown id at its own path.
  */
-const dashboardMeasureId = z.string().superRefine((id, ctx) => {
-  const measure = findMeasure(id);
-  if (!measure) ctx.addIssue({ code: 'custom', message: `Unknown measure '${id}'; see GET /db-mgmt/api/measures` });
-  else if (!measure.contexts.includes('dashboards')) {
-    ctx.addIssue({ code: 'custom', message: `Measure '${id}' cannot be used on dashboards` });
-  }
-});
+const dashboardMeasureId = z.string().check(
+  z.superRefine((id, ctx) => {
+    const measure = findMeasure(id);
+    if (!measure) ctx.addIssue({ code: 'custom', message: `Unknown measure '${id}'; see GET /db-mgmt/api/measures` });
+    else if (!measure.contexts.includes('dashboards')) {
+      ctx.addIssue({ code: 'custom', message: `Measure '${id}' cannot be used on dashboards` });
+    }
+  }),
+);
 
-const dimensionId = z
-  .string()
-  .regex(new RegExp(`^[A-Za-z0-9_.:-]{1,${LIMITS.dimensionIdLength}}$`), {
+const dimensionId = z.string().check(
+  z.regex(new RegExp(`^[A-Za-z0-9_.:-]{1,${LIMITS.dimensionIdLength}}$`), {
     error: `Must be 1 to ${LIMITS.dimensionIdLength} letters, digits, '.', ':', '-' or '_'`,
-  });
+  }),
+);
 
-function noDuplicates(values: readonly string[], ctx: z.RefinementCtx, key: string, what: string): void {
+function noDuplicates(values: readonly string[], ctx: z.core.$RefinementCtx, key: string, what: string): void {
   const seen = new Set<string>();
   values.forEach((value, i) => {
     if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [key, i], message: `${what} '${value}' is listed twice` });
@@ -129,14 +139,16 @@ function noDuplicates(values: readonly string[], ctx: z.RefinementCtx, key: stri
 
 const dataConfigSchema = z
   .strictObject({
-    measures: z.array(dashboardMeasureId).min(1).max(LIMITS.measuresPerWidget),
-    dimensions: z.array(dimensionId).max(LIMITS.dimensionsPerWidget).default([]),
-    filters: filterList(LIMITS.filtersPerWidget).default([]),
+    measures: z.array(dashboardMeasureId).check(z.minLength(1), z.maxLength(LIMITS.measuresPerWidget)),
+    dimensions: z._default(z.array(dimensionId).check(z.maxLength(LIMITS.dimensionsPerWidget)), []),
+    filters: z._default(filterList(LIMITS.filtersPerWidget), []),
   })
-  .superRefine((config, ctx) => {
-    noDuplicates(config.measures, ctx, 'measures', 'Measure');
-    noDuplicates(config.dimensions, ctx, 'dimensions', 'Dimension');
-  }, whenMembersValid);
+  .check(
+    z.superRefine((config, ctx) => {
+      noDuplicates(config.measures, ctx, 'measures', 'Measure');
+      noDuplicates(config.dimensions, ctx, 'dimensions', 'Dimension');
+    }, whenMembersValid),
+  );
 
 /**
  * Where a widget sits on the 12-column grid and how far a user may resize it. The bounds default
@@ -160,78 +172,82 @@ export const widgetLayoutSchema = z
     y: layoutMember('y'),
     columns: layoutMember('columns'),
     rows: layoutMember('rows'),
-    minColumns: layoutMember('minColumns').default(1),
-    maxColumns: layoutMember('maxColumns').default(COLUMNS),
-    minRows: layoutMember('minRows').default(1),
-    maxRows: layoutMember('maxRows').default(LIMITS.widgetRows),
-    static: z.boolean().default(false),
+    minColumns: z._default(layoutMember('minColumns'), 1),
+    maxColumns: z._default(layoutMember('maxColumns'), COLUMNS),
+    minRows: z._default(layoutMember('minRows'), 1),
+    maxRows: z._default(layoutMember('maxRows'), LIMITS.widgetRows),
+    static: z._default(z.boolean(), false),
   })
-  .superRefine((layout, ctx) => {
-    // zod runs this even when a member failed its own bound; a cross-member message about a value
-    // already reported would only be noise, so each check needs its members valid.
-    const ok = (key: keyof typeof LAYOUT_BOUNDS) => {
-      const [min, max] = LAYOUT_BOUNDS[key];
-      return Number.isInteger(layout[key]) && layout[key] >= min && layout[key] <= max;
-    };
-    if (ok('x') && ok('columns') && layout.x + layout.columns > COLUMNS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['columns'],
-        message: `x + columns must be at most ${COLUMNS}, the grid's width (here ${layout.x} + ${layout.columns})`,
-      });
-    }
-    const within = (size: 'columns' | 'rows', min: 'minColumns' | 'minRows', max: 'maxColumns' | 'maxRows') => {
-      if (!ok(size)) return;
-      if (ok(min) && layout[min] > layout[size]) {
-        ctx.addIssue({ code: 'custom', path: [min], message: `${min} (${layout[min]}) must be at most ${size} (${layout[size]})` });
+  .check(
+    z.superRefine((layout, ctx) => {
+      // zod runs this even when a member failed its own bound; a cross-member message about a value
+      // already reported would only be noise, so each check needs its members valid.
+      const ok = (key: keyof typeof LAYOUT_BOUNDS) => {
+        const [min, max] = LAYOUT_BOUNDS[key];
+        return Number.isInteger(layout[key]) && layout[key] >= min && layout[key] <= max;
+      };
+      if (ok('x') && ok('columns') && layout.x + layout.columns > COLUMNS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['columns'],
+          message: `x + columns must be at most ${COLUMNS}, the grid's width (here ${layout.x} + ${layout.columns})`,
+        });
       }
-      if (ok(max) && layout[max] < layout[size]) {
-        ctx.addIssue({ code: 'custom', path: [max], message: `${max} (${layout[max]}) must be at least ${size} (${layout[size]})` });
-      }
-    };
-    within('columns', 'minColumns', 'maxColumns');
-    within('rows', 'minRows', 'maxRows');
-  });
+      const within = (size: 'columns' | 'rows', min: 'minColumns' | 'minRows', max: 'maxColumns' | 'maxRows') => {
+        if (!ok(size)) return;
+        if (ok(min) && layout[min] > layout[size]) {
+          ctx.addIssue({ code: 'custom', path: [min], message: `${min} (${layout[min]}) must be at most ${size} (${layout[size]})` });
+        }
+        if (ok(max) && layout[max] < layout[size]) {
+          ctx.addIssue({ code: 'custom', path: [max], message: `${max} (${layout[max]}) must be at least ${size} (${layout[size]})` });
+        }
+      };
+      within('columns', 'minColumns', 'maxColumns');
+      within('rows', 'minRows', 'maxRows');
+    }),
+  );
 export type WidgetLayout = z.output<typeof widgetLayoutSchema>;
 
 export const widgetInputSchema = z.strictObject({
   /** Optional on input: the server assigns a UUID. Unique within the view. */
-  id: elementId.optional(),
+  id: z.optional(elementId),
   title: displayName,
-  chartType: z.enum(CHART_TYPES).default(CONFIGURATION_DEFAULTS.chartType),
+  chartType: z._default(z.enum(CHART_TYPES), CONFIGURATION_DEFAULTS.chartType),
   layout: widgetLayoutSchema,
   dataConfig: dataConfigSchema,
   /** Links a pinned or copied widget to its original; not checked, the original may be gone. */
-  sourceWidgetId: elementId.optional(),
+  sourceWidgetId: z.optional(elementId),
 });
 
 const sectionSettingsSchema = z.strictObject({
-  pacing: z.boolean().optional(),
-  theme: z
-    .string()
-    .regex(new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.settingsTokenLength}}$`), {
-      error: `Must be 1 to ${LIMITS.settingsTokenLength} letters, digits, '-' or '_'`,
-    })
-    .optional(),
+  pacing: z.optional(z.boolean()),
+  theme: z.optional(
+    z.string().check(
+      z.regex(new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.settingsTokenLength}}$`), {
+        error: `Must be 1 to ${LIMITS.settingsTokenLength} letters, digits, '-' or '_'`,
+      }),
+    ),
+  ),
   // Hex, rgb()/hsl() or a colour name: what CSS takes, without anything that could break out of it.
-  backgroundColor: z
-    .string()
-    .regex(new RegExp(`^[A-Za-z0-9#(),.% -]{1,${LIMITS.settingsTokenLength}}$`), {
-      error: `Must be a CSS colour of 1 to ${LIMITS.settingsTokenLength} characters, e.g. "#f5f5f5"`,
-    })
-    .optional(),
-  filters: filterOrNone.optional(),
+  backgroundColor: z.optional(
+    z.string().check(
+      z.regex(new RegExp(`^[A-Za-z0-9#(),.% -]{1,${LIMITS.settingsTokenLength}}$`), {
+        error: `Must be a CSS colour of 1 to ${LIMITS.settingsTokenLength} characters, e.g. "#f5f5f5"`,
+      }),
+    ),
+  ),
+  filters: z.optional(filterOrNone),
 });
 
 const sectionInputSchema = z.strictObject({
-  id: elementId.optional(),
+  id: z.optional(elementId),
   title: displayName,
   /** Display position; defaults to the section's index in `sections`. */
-  ordinal: between(0, LIMITS.sectionOrdinal).optional(),
-  collapsed: z.boolean().default(false),
-  hidden: z.boolean().default(false),
-  widgets: z.array(widgetInputSchema).max(LIMITS.widgetsPerSection).default([]),
-  settings: sectionSettingsSchema.optional(),
+  ordinal: z.optional(between(0, LIMITS.sectionOrdinal)),
+  collapsed: z._default(z.boolean(), false),
+  hidden: z._default(z.boolean(), false),
+  widgets: z._default(z.array(widgetInputSchema).check(z.maxLength(LIMITS.widgetsPerSection)), []),
+  settings: z.optional(sectionSettingsSchema),
 });
 
 /**
@@ -241,56 +257,56 @@ const sectionInputSchema = z.strictObject({
  */
 export const configurationInputSchema = z
   .strictObject({
-    dateRange: dateRangeSchema.optional(),
-    granularity: granularity.default(CONFIGURATION_DEFAULTS.granularity),
-    attributionModel: attributionModel.default(CONFIGURATION_DEFAULTS.attributionModel),
-    attributionWindow: attributionWindow.default(CONFIGURATION_DEFAULTS.attributionWindow),
-    grid: z
-      .strictObject({ maxWidth: between(LIMITS.gridMaxWidth.min, LIMITS.gridMaxWidth.max) })
-      .default({ ...CONFIGURATION_DEFAULTS.grid }),
-    widgets: z.array(widgetInputSchema).max(LIMITS.widgets).default([]),
-    sections: z.array(sectionInputSchema).max(LIMITS.sections).default([]),
-    filters: filterOrNone.optional(),
+    dateRange: z.optional(dateRangeSchema),
+    granularity: z._default(granularity, CONFIGURATION_DEFAULTS.granularity),
+    attributionModel: z._default(attributionModel, CONFIGURATION_DEFAULTS.attributionModel),
+    attributionWindow: z._default(attributionWindow, CONFIGURATION_DEFAULTS.attributionWindow),
+    grid: z._default(z.strictObject({ maxWidth: between(LIMITS.gridMaxWidth.min, LIMITS.gridMaxWidth.max) }), { ...CONFIGURATION_DEFAULTS.grid }),
+    widgets: z._default(z.array(widgetInputSchema).check(z.maxLength(LIMITS.widgets)), []),
+    sections: z._default(z.array(sectionInputSchema).check(z.maxLength(LIMITS.sections)), []),
+    filters: z.optional(filterOrNone),
     /** The older generation's view-level filters: a list in the same grammar. */
-    viewFilters: filterList(LIMITS.viewFilters).optional(),
-    defaultSettings: sectionSettingsSchema.optional(),
+    viewFilters: z.optional(filterList(LIMITS.viewFilters)),
+    defaultSettings: z.optional(sectionSettingsSchema),
   })
-  .superRefine((configuration, ctx) => {
-    const widgets = [
-      ...configuration.widgets.map((widget, i) => ({ widget, path: ['widgets', i] })),
-      ...configuration.sections.flatMap((section, s) =>
-        section.widgets.map((widget, i) => ({ widget, path: ['sections', s, 'widgets', i] })),
-      ),
-    ];
-    if (widgets.length > LIMITS.widgetsPerView) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: `A view holds at most ${LIMITS.widgetsPerView} widgets in all, top-level and in sections; this one has ${widgets.length}`,
+  .check(
+    z.superRefine((configuration, ctx) => {
+      const widgets = [
+        ...configuration.widgets.map((widget, i) => ({ widget, path: ['widgets', i] })),
+        ...configuration.sections.flatMap((section, s) =>
+          section.widgets.map((widget, i) => ({ widget, path: ['sections', s, 'widgets', i] })),
+        ),
+      ];
+      if (widgets.length > LIMITS.widgetsPerView) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: `A view holds at most ${LIMITS.widgetsPerView} widgets in all, top-level and in sections; this one has ${widgets.length}`,
+        });
+      }
+      // Ids name widgets in pin/unpin and sourceWidgetId; one id must mean one widget.
+      const seen = new Set<string>();
+      for (const { widget, path } of widgets) {
+        if (widget.id === undefined) continue;
+        if (seen.has(widget.id)) ctx.addIssue({ code: 'custom', path: [...path, 'id'], message: `Duplicate widget id '${widget.id}'` });
+        seen.add(widget.id);
+      }
+      const sectionIds = new Set<string>();
+      configuration.sections.forEach((section, s) => {
+        if (section.id === undefined) return;
+        if (sectionIds.has(section.id)) ctx.addIssue({ code: 'custom', path: ['sections', s, 'id'], message: `Duplicate section id '${section.id}'` });
+        sectionIds.add(section.id);
       });
-    }
-    // Ids name widgets in pin/unpin and sourceWidgetId; one id must mean one widget.
-    const seen = new Set<string>();
-    for (const { widget, path } of widgets) {
-      if (widget.id === undefined) continue;
-      if (seen.has(widget.id)) ctx.addIssue({ code: 'custom', path: [...path, 'id'], message: `Duplicate widget id '${widget.id}'` });
-      seen.add(widget.id);
-    }
-    const sectionIds = new Set<string>();
-    configuration.sections.forEach((section, s) => {
-      if (section.id === undefined) return;
-      if (sectionIds.has(section.id)) ctx.addIssue({ code: 'custom', path: ['sections', s, 'id'], message: `Duplicate section id '${section.id}'` });
-      sectionIds.add(section.id);
-    });
-    const bytes = Buffer.byteLength(JSON.stringify(configuration), 'utf8');
-    if (bytes > LIMITS.configurationBytes) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: `The configuration is ${bytes} bytes as JSON; a view holds at most ${LIMITS.configurationBytes} (256 KiB)`,
-      });
-    }
-  }, whenMembersValid);
+      const bytes = Buffer.byteLength(JSON.stringify(configuration), 'utf8');
+      if (bytes > LIMITS.configurationBytes) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: `The configuration is ${bytes} bytes as JSON; a view holds at most ${LIMITS.configurationBytes} (256 KiB)`,
+        });
+      }
+    }, whenMembersValid),
+  );
 export type ConfigurationInput = z.output<typeof configurationInputSchema>;
 
 /*
@@ -329,11 +345,11 @@ export type DashboardViewSummary = Pick<DashboardView, 'dashboardViewId' | 'type
 
 /** POST /accounts/api/dashboard/views */
 export const createDashboardViewSchema = z.strictObject({
-  type: dashboardViewType.default('view'),
+  type: z._default(dashboardViewType, 'view'),
   name: displayName,
   configuration: configurationInputSchema,
   /** Absent: after every existing view (max + 1). */
-  order: viewOrder.optional(),
+  order: z.optional(viewOrder),
 });
 export type CreateDashboardViewInput = z.output<typeof createDashboardViewSchema>;
 
@@ -342,19 +358,21 @@ const PATCHABLE = ['name', 'configuration', 'order'] as const;
 /** PATCH /accounts/api/dashboard/views/{dashboardViewId}: only what is sent changes; `configuration` is replaced whole. */
 export const updateDashboardViewSchema = z
   .strictObject({
-    name: displayName.optional(),
-    configuration: configurationInputSchema.optional(),
-    order: viewOrder.optional(),
+    name: z.optional(displayName),
+    configuration: z.optional(configurationInputSchema),
+    order: z.optional(viewOrder),
   })
-  .superRefine((patch, ctx) => {
-    if (PATCHABLE.every((key) => patch[key] === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [], message: `Send at least one of ${PATCHABLE.join(', ')}` });
-    }
-  });
+  .check(
+    z.superRefine((patch, ctx) => {
+      if (PATCHABLE.every((key) => patch[key] === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [], message: `Send at least one of ${PATCHABLE.join(', ')}` });
+      }
+    }),
+  );
 export type DashboardViewPatch = z.output<typeof updateDashboardViewSchema>;
 
 /** POST /accounts/api/dashboard/views/{dashboardViewId}/copy; an empty body is `{}`. */
-export const copyDashboardViewSchema = z.strictObject({ name: displayName.optional() });
+export const copyDashboardViewSchema = z.strictObject({ name: z.optional(displayName) });
 
 /** POST /accounts/api/dashboard/views/from-preset (spec 4.4, plus the CLI `build` options that make sense here). */
 export const dashboardViewFromPresetSchema = z.strictObject({
@@ -364,16 +382,15 @@ export const dashboardViewFromPresetSchema = z.strictObject({
       z.strictObject({
         measure: dashboardMeasureId,
         /** Absent: the measure's `shortTitle`, as the CLI fills it. */
-        title: displayName.optional(),
+        title: z.optional(displayName),
       }),
     )
-    .min(1)
-    .max(LIMITS.widgets),
-  type: dashboardViewType.default('view'),
-  dateRange: dateRangeSchema.optional(),
-  granularity: granularity.default(CONFIGURATION_DEFAULTS.granularity),
-  attributionModel: attributionModel.default(CONFIGURATION_DEFAULTS.attributionModel),
-  attributionWindow: attributionWindow.default(CONFIGURATION_DEFAULTS.attributionWindow),
+    .check(z.minLength(1), z.maxLength(LIMITS.widgets)),
+  type: z._default(dashboardViewType, 'view'),
+  dateRange: z.optional(dateRangeSchema),
+  granularity: z._default(granularity, CONFIGURATION_DEFAULTS.granularity),
+  attributionModel: z._default(attributionModel, CONFIGURATION_DEFAULTS.attributionModel),
+  attributionWindow: z._default(attributionWindow, CONFIGURATION_DEFAULTS.attributionWindow),
 });
 export type DashboardViewFromPresetInput = z.output<typeof dashboardViewFromPresetSchema>;
 
@@ -384,4 +401,4 @@ export type DashboardViewFromPresetInput = z.output<typeof dashboardViewFromPres
 export const dashboardViewPathSchema = z.strictObject({ dashboardViewId: z.string() });
 
 /** GET /accounts/api/dashboard/views; strict, so a misspelt parameter is a 400, not an unfiltered list. */
-export const listDashboardViewsQuerySchema = z.strictObject({ type: dashboardViewType.optional() });
+export const listDashboardViewsQuerySchema = z.strictObject({ type: z.optional(dashboardViewType) });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { addTransformIssue } from './zod-mini';
 import { isIsoDate, isIsoInstant, isRangeBound } from '../time/iso-8601';
 import { canonicalTimeZone } from '../time/zoned-time';
 
@@ -18,20 +19,23 @@ export const RANGE_BOUND_MESSAGE = 'Must be a date (YYYY-MM-DD) or a date-time (
 export const TIME_ZONE_MESSAGE = 'Must be an IANA time zone name, like "America/New_York" or "UTC"';
 
 /** `YYYY-MM-DD`, a real day. */
-export const isoDateSchema = z.string().refine(isIsoDate, invalidFormat(DATE_MESSAGE));
+export const isoDateSchema = z.string().check(z.refine(isIsoDate, invalidFormat(DATE_MESSAGE)));
 
 /** A date-time naming one instant: seconds and an offset (`Z` or `±HH:mm`) required. */
-export const isoInstantSchema = z.string().refine(isIsoInstant, invalidFormat(INSTANT_MESSAGE));
+export const isoInstantSchema = z.string().check(z.refine(isIsoInstant, invalidFormat(INSTANT_MESSAGE)));
 
 /** A `dateRange` bound: a date, or a date-time whose offset is optional (a wall time in the request's zone). */
-export const rangeBoundSchema = z.string().refine(isRangeBound, invalidFormat(RANGE_BOUND_MESSAGE));
+export const rangeBoundSchema = z.string().check(z.refine(isRangeBound, invalidFormat(RANGE_BOUND_MESSAGE)));
 
 /** An IANA time zone, output as the runtime's canonical name for it. Offsets are not zones. */
-export const timeZoneSchema = z.string().transform((name, ctx) => {
-  const canonical = canonicalTimeZone(name);
-  if (canonical === undefined) {
-    ctx.addIssue({ code: 'custom', ...invalidFormat(TIME_ZONE_MESSAGE) });
-    return z.NEVER;
-  }
-  return canonical;
-});
+export const timeZoneSchema = z.pipe(
+  z.string(),
+  z.transform((name: string, ctx) => {
+    const canonical = canonicalTimeZone(name);
+    if (canonical === undefined) {
+      addTransformIssue(ctx, invalidFormat(TIME_ZONE_MESSAGE));
+      return z.NEVER;
+    }
+    return canonical;
+  }),
+);

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 
 export const DISPLAY_NAME_MAX_LENGTH = 100;
 
@@ -44,7 +45,9 @@ export function displayNameProblem(name: string): string | undefined {
  * A human-chosen name (exclusion filters, dashboard views). Length counts Unicode code points, so
  * an emoji counts once however JavaScript stores it.
  */
-export const displayName = z.string().superRefine((name, ctx) => {
-  const problem = displayNameProblem(name);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+export const displayName = z.string().check(
+  z.superRefine((name, ctx) => {
+    const problem = displayNameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+);

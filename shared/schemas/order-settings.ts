@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import {
   CONDITION_OPERATORS,
   ORDER_EXCLUSION_FIELD_CATALOG,
@@ -22,10 +23,10 @@ export const ORDER_SETTINGS_LIMITS = {
 export const REFUND_DATE_ATTRIBUTIONS = ['refund_date', 'order_date'] as const;
 
 const conditionValue = z.union([
-  z.string().max(ORDER_SETTINGS_LIMITS.valueStringLength),
+  z.string().check(z.maxLength(ORDER_SETTINGS_LIMITS.valueStringLength)),
   z.number(),
   z.boolean(),
-  z.array(z.string().max(ORDER_SETTINGS_LIMITS.valueStringLength)).min(1).max(ORDER_SETTINGS_LIMITS.valueArrayItems),
+  z.array(z.string().check(z.maxLength(ORDER_SETTINGS_LIMITS.valueStringLength))).check(z.minLength(1), z.maxLength(ORDER_SETTINGS_LIMITS.valueArrayItems)),
 ]);
 
 const VALUE_KIND_MATCHES: Record<ConditionValueKind, (value: unknown) => boolean> = {
@@ -37,58 +38,60 @@ const VALUE_KIND_MATCHES: Record<ConditionValueKind, (value: unknown) => boolean
 
 export const conditionSchema = z
   .strictObject({
-    id: z.uuidv4({ error: 'Must be a version 4 UUID' }).optional(),
+    id: z.optional(z.uuidv4({ error: 'Must be a version 4 UUID' })),
     field: z.enum(ORDER_EXCLUSION_FIELDS),
     operator: z.enum(CONDITION_OPERATORS),
-    value: conditionValue.optional(),
+    value: z.optional(conditionValue),
   })
-  .superRefine((condition, ctx) => {
-    const kind = ORDER_EXCLUSION_FIELD_CATALOG[condition.field].operators[condition.operator];
-    if (kind === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['operator'],
-        message: `Operator '${condition.operator}' is not allowed for field '${condition.field}'; allowed: ${allowedOperators(condition.field).join(', ')}`,
-      });
-      return;
-    }
-    if (condition.value === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `A value is required for operator '${condition.operator}'` });
-    } else if (!VALUE_KIND_MATCHES[kind](condition.value)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['value'],
-        message: `Operator '${condition.operator}' on field '${condition.field}' takes a value of type ${kind}`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((condition, ctx) => {
+      const kind = ORDER_EXCLUSION_FIELD_CATALOG[condition.field].operators[condition.operator];
+      if (kind === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operator'],
+          message: `Operator '${condition.operator}' is not allowed for field '${condition.field}'; allowed: ${allowedOperators(condition.field).join(', ')}`,
+        });
+        return;
+      }
+      if (condition.value === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: `A value is required for operator '${condition.operator}'` });
+      } else if (!VALUE_KIND_MATCHES[kind](condition.value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['value'],
+          message: `Operator '${condition.operator}' on field '${condition.field}' takes a value of type ${kind}`,
+        });
+      }
+    }),
+  );
 
 export const conditionGroupSchema = z.strictObject({
-  id: z.uuid({ error: 'Must be a UUID' }).optional(),
+  id: z.optional(z.uuid({ error: 'Must be a UUID' })),
   logic: z.enum(['and', 'or']),
-  conditions: z.array(conditionSchema).min(1).max(ORDER_SETTINGS_LIMITS.conditionsPerGroup),
+  conditions: z.array(conditionSchema).check(z.minLength(1), z.maxLength(ORDER_SETTINGS_LIMITS.conditionsPerGroup)),
 });
 
 export const exclusionFilterSchema = z.strictObject({
-  id: z.uuid({ error: 'Must be a UUID' }).optional(),
+  id: z.optional(z.uuid({ error: 'Must be a UUID' })),
   name: displayName,
   enabled: z.boolean(),
-  conditionGroups: z.array(conditionGroupSchema).min(1).max(ORDER_SETTINGS_LIMITS.groupsPerFilter),
+  conditionGroups: z.array(conditionGroupSchema).check(z.minLength(1), z.maxLength(ORDER_SETTINGS_LIMITS.groupsPerFilter)),
   // Accepted so that a document read with GET can be sent back unchanged; the server always
   // assigns both (spec 4.1 rules 3 and 4), so the values sent are ignored.
-  createdAt: isoInstantSchema.optional(),
-  updatedAt: isoInstantSchema.optional(),
+  createdAt: z.optional(isoInstantSchema),
+  updatedAt: z.optional(isoInstantSchema),
 });
 
 const orderSettingsMembers = {
   countPendingOrders: z.boolean(),
   countVoidedOrders: z.boolean(),
   refundDateAttribution: z.enum(REFUND_DATE_ATTRIBUTIONS),
-  exclusionFilters: z.array(exclusionFilterSchema).max(ORDER_SETTINGS_LIMITS.filters),
+  exclusionFilters: z.array(exclusionFilterSchema).check(z.maxLength(ORDER_SETTINGS_LIMITS.filters)),
 };
 
 /** One id names one entry; a repeated id would make "keep this entry's identity" ambiguous. */
-function checkUniqueIds(settings: { exclusionFilters: z.output<typeof exclusionFilterSchema>[] }, ctx: z.RefinementCtx): void {
+function checkUniqueIds(settings: { exclusionFilters: z.output<typeof exclusionFilterSchema>[] }, ctx: z.core.$RefinementCtx): void {
   const seen = new Set<string>();
   const check = (id: string | undefined, path: (string | number)[]) => {
     if (id === undefined) return;
@@ -105,7 +108,7 @@ function checkUniqueIds(settings: { exclusionFilters: z.output<typeof exclusionF
 }
 
 /** The PUT body: the complete settings, every field required (spec 4.1). */
-export const orderSettingsInputSchema = z.strictObject(orderSettingsMembers).superRefine(checkUniqueIds, whenMembersValid);
+export const orderSettingsInputSchema = z.strictObject(orderSettingsMembers).check(z.superRefine(checkUniqueIds, whenMembersValid));
 
 /**
  * `orderSettings` of a query body (issue P7, upstream notes 2.4): the PUT body's members and rules,
@@ -115,15 +118,15 @@ export const orderSettingsInputSchema = z.strictObject(orderSettingsMembers).sup
  */
 export const queryOrderSettingsSchema = z
   .strictObject({
-    countPendingOrders: orderSettingsMembers.countPendingOrders.default(false),
-    countVoidedOrders: orderSettingsMembers.countVoidedOrders.default(false),
-    refundDateAttribution: z
-      .enum([...REFUND_DATE_ATTRIBUTIONS, 'original_order_date'])
-      .default('refund_date')
-      .transform((value): (typeof REFUND_DATE_ATTRIBUTIONS)[number] => (value === 'original_order_date' ? 'order_date' : value)),
-    exclusionFilters: orderSettingsMembers.exclusionFilters.default([]),
+    countPendingOrders: z._default(orderSettingsMembers.countPendingOrders, false),
+    countVoidedOrders: z._default(orderSettingsMembers.countVoidedOrders, false),
+    refundDateAttribution: z.pipe(
+      z._default(z.enum([...REFUND_DATE_ATTRIBUTIONS, 'original_order_date']), 'refund_date'),
+      z.transform((value): (typeof REFUND_DATE_ATTRIBUTIONS)[number] => (value === 'original_order_date' ? 'order_date' : value)),
+    ),
+    exclusionFilters: z._default(orderSettingsMembers.exclusionFilters, []),
   })
-  .superRefine(checkUniqueIds, whenMembersValid);
+  .check(z.superRefine(checkUniqueIds, whenMembersValid));
 
 export type QueryOrderSettings = z.output<typeof queryOrderSettingsSchema>;
 
@@ -137,13 +140,13 @@ const storedConditionSchema = z.strictObject({
   id: z.uuid(),
   field: z.enum(ORDER_EXCLUSION_FIELDS),
   operator: z.enum(CONDITION_OPERATORS),
-  value: conditionValue.optional(),
+  value: z.optional(conditionValue),
 });
-const storedGroupSchema = conditionGroupSchema.extend({
+const storedGroupSchema = z.extend(conditionGroupSchema, {
   id: z.uuid(),
   conditions: z.array(storedConditionSchema),
 });
-const storedFilterSchema = exclusionFilterSchema.extend({
+const storedFilterSchema = z.extend(exclusionFilterSchema, {
   id: z.uuid(),
   conditionGroups: z.array(storedGroupSchema),
   createdAt: z.iso.datetime({ offset: true }),

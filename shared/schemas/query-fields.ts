@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import { resolveDateRange } from '../time/date-range';
 import { rangeBoundSchema, timeZoneSchema } from './date-time';
 
@@ -14,7 +15,7 @@ const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('curr
 /** ISO 4217, in capitals, as the runtime knows the list. */
 export const currencySchema = z
   .string()
-  .refine((code) => ISO_CURRENCIES.has(code), { message: 'Must be an ISO 4217 currency code in capitals, like "USD"', params: { code: 'invalid_value' } });
+  .check(z.refine((code) => ISO_CURRENCIES.has(code), { message: 'Must be an ISO 4217 currency code in capitals, like "USD"', params: { code: 'invalid_value' } }));
 
 /** `{start, end}`; how the bounds read depends on the zone, so order and span are checked by `rangeProblems`. */
 export const dateRangeSchema = z.strictObject({ start: rangeBoundSchema, end: rangeBoundSchema });
@@ -24,9 +25,9 @@ export type DateRange = z.output<typeof dateRangeSchema>;
 export const compareDateRangeSchema = dateRangeSchema;
 
 /** The zone that reads the ranges and buckets the days. */
-export const queryTimeZoneSchema = timeZoneSchema.default('UTC');
+export const queryTimeZoneSchema = z._default(timeZoneSchema, 'UTC');
 
-export const queryCurrencySchema = currencySchema.default('USD');
+export const queryCurrencySchema = z._default(currencySchema, 'USD');
 
 export interface RangeProblem {
   path: Array<string | number>;

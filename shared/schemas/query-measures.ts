@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-mini';
 import { findDimension, measureFamily } from '../catalog/dimensions';
 import { findMeasure } from '../catalog/measures';
 import { mixedFamilyIssues } from '../analytics/filter-namespaces';
@@ -19,84 +20,96 @@ import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTime
 export const QUERY_LIMITS = { measures: 30, dimensions: 5, maxRangeDays: 732, maxBuckets: 10_000, maxPoints: 200_000 } as const;
 
 const measureItem = z
-  .union([z.string().max(100), z.strictObject({ id: z.string().max(100) })], {
-    error: 'A measure is a measure id such as "orders.total_revenue", or an object { "id": "..." }',
-  })
-  .transform((item) => (typeof item === 'string' ? item : item.id))
-  .refine((id) => findMeasure(id)?.contexts.includes('query') === true, {
-    error: (issue) => `Unknown measure ${JSON.stringify(issue.input)}; GET /db-mgmt/api/measures?context=query lists the measures this query computes`,
-  });
+  .pipe(
+    z.union([z.string().check(z.maxLength(100)), z.strictObject({ id: z.string().check(z.maxLength(100)) })], {
+      error: 'A measure is a measure id such as "orders.total_revenue", or an object { "id": "..." }',
+    }),
+    z.transform((item: string | { id: string }) => (typeof item === 'string' ? item : item.id)),
+  )
+  .check(
+    z.refine((id) => findMeasure(id)?.contexts.includes('query') === true, {
+      error: (issue) => `Unknown measure ${JSON.stringify(issue.input)}; GET /db-mgmt/api/measures?context=query lists the measures this query computes`,
+    }),
+  );
 
-const dimensionItem = z
-  .string()
-  .max(100)
-  .refine((id) => findDimension(id) !== undefined, {
+const dimensionItem = z.string().check(
+  z.maxLength(100),
+  z.refine((id) => findDimension(id) !== undefined, {
     error: (issue) => `Unknown dimension ${JSON.stringify(issue.input)}; GET /db-mgmt/api/measures lists the dimensions`,
-  });
+  }),
+);
 
 type DateRangeInput = z.output<typeof dateRangeSchema>;
 
-export const queryRequestSchema = z
-  .strictObject({
-    pixelId: z.string().min(1),
-    measures: z.array(measureItem).min(1).max(QUERY_LIMITS.measures),
-    dimensions: z.array(dimensionItem).max(QUERY_LIMITS.dimensions).default([]),
-    granularity: z.enum(GRANULARITIES).default('none'),
-    dateRange: dateRangeSchema,
-    compareDateRange: compareDateRangeSchema.optional(),
-    timezone: queryTimeZoneSchema,
-    currency: queryCurrencySchema,
-    filters: filterSchemaForContext('query_measures').optional(),
-    orderSettings: queryOrderSettingsSchema.default({ countPendingOrders: false, countVoidedOrders: false, refundDateAttribution: 'refund_date', exclusionFilters: [] }),
-  })
+const queryRequestMembers = z.strictObject({
+  pixelId: z.string().check(z.minLength(1)),
+  measures: z.array(measureItem).check(z.minLength(1), z.maxLength(QUERY_LIMITS.measures)),
+  dimensions: z._default(z.array(dimensionItem).check(z.maxLength(QUERY_LIMITS.dimensions)), []),
+  granularity: z._default(z.enum(GRANULARITIES), 'none'),
+  dateRange: dateRangeSchema,
+  compareDateRange: z.optional(compareDateRangeSchema),
+  timezone: queryTimeZoneSchema,
+  currency: queryCurrencySchema,
+  filters: z.optional(filterSchemaForContext('query_measures')),
+  orderSettings: z._default(queryOrderSettingsSchema, {
+    countPendingOrders: false,
+    countVoidedOrders: false,
+    refundDateAttribution: 'refund_date',
+    exclusionFilters: [],
+  }),
+});
+type QueryRequestMembers = z.output<typeof queryRequestMembers>;
+
+export const queryRequestSchema = z.pipe(
   // The pipe stops at the first invalid member, so the rules between members below run only on
   // valid ones: calendar arithmetic sees real dates and zones, and any surprise is still a 400.
-  .transform((request) => request)
-  .superRefine((request, ctx) => {
-    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    const dimensions = request.dimensions;
-    new Set(dimensions).size !== dimensions.length && issue(['dimensions'], 'A dimension may be listed once');
-    for (const measure of new Set(request.measures)) {
-      const family = measureFamily(measure);
-      dimensions.forEach((dimension, i) => {
-        const dimensionFamily = findDimension(dimension)!.family;
-        if (family !== dimensionFamily) {
+  z.pipe(queryRequestMembers, z.transform((request: QueryRequestMembers) => request)).check(
+    z.superRefine((request, ctx) => {
+      const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+      const dimensions = request.dimensions;
+      new Set(dimensions).size !== dimensions.length && issue(['dimensions'], 'A dimension may be listed once');
+      for (const measure of new Set(request.measures)) {
+        const family = measureFamily(measure);
+        dimensions.forEach((dimension, i) => {
+          const dimensionFamily = findDimension(dimension)!.family;
+          if (family !== dimensionFamily) {
+            issue(
+              ['dimensions', i],
+              family === 'core'
+                ? `Measure '${measure}' cannot be split by dimension '${dimension}': blended core.* measures take no dimensions`
+                : `Measure '${measure}' cannot be split by dimension '${dimension}': ${family} measures split only by ${family}.* dimensions`,
+            );
+          }
+        });
+      }
+      if (request.filters) for (const problem of mixedFamilyIssues(request.filters, ['filters'])) issue(problem.path, problem.message);
+
+      try {
+        const primary = checkedRange(request.dateRange, request.timezone, ['dateRange'], issue);
+        const compareInput = request.compareDateRange;
+        const compare = compareInput ? checkedRange(compareInput, request.timezone, ['compareDateRange'], issue) : undefined;
+        if (!primary || (compareInput && !compare)) return;
+        if (compare && rangesOverlap(primary, compare)) issue(['compareDateRange'], 'compareDateRange must not overlap dateRange');
+        const implied = !compareInput && request.granularity !== 'none' ? precedingRange(request.dateRange, primary, request.timezone) : undefined;
+        const ranges = [primary, compare ?? implied?.range].filter((range): range is InstantRange => range !== undefined);
+        let total = 0;
+        for (const range of ranges) {
+          const buckets = bucketsOf(range, request.granularity, request.timezone, QUERY_LIMITS.maxBuckets);
+          total += buckets?.length ?? QUERY_LIMITS.maxBuckets + 1;
+        }
+        if (total > QUERY_LIMITS.maxBuckets) {
           issue(
-            ['dimensions', i],
-            family === 'core'
-              ? `Measure '${measure}' cannot be split by dimension '${dimension}': blended core.* measures take no dimensions`
-              : `Measure '${measure}' cannot be split by dimension '${dimension}': ${family} measures split only by ${family}.* dimensions`,
+            ['granularity'],
+            `The query would have more than ${QUERY_LIMITS.maxBuckets.toLocaleString('en-US')} time buckets (dateRange and the comparison range together); ` +
+              'choose a coarser granularity or a shorter dateRange',
           );
         }
-      });
-    }
-    if (request.filters) for (const problem of mixedFamilyIssues(request.filters, ['filters'])) issue(problem.path, problem.message);
-
-    try {
-      const primary = checkedRange(request.dateRange, request.timezone, ['dateRange'], issue);
-      const compareInput = request.compareDateRange;
-      const compare = compareInput ? checkedRange(compareInput, request.timezone, ['compareDateRange'], issue) : undefined;
-      if (!primary || (compareInput && !compare)) return;
-      if (compare && rangesOverlap(primary, compare)) issue(['compareDateRange'], 'compareDateRange must not overlap dateRange');
-      const implied = !compareInput && request.granularity !== 'none' ? precedingRange(request.dateRange, primary, request.timezone) : undefined;
-      const ranges = [primary, compare ?? implied?.range].filter((range): range is InstantRange => range !== undefined);
-      let total = 0;
-      for (const range of ranges) {
-        const buckets = bucketsOf(range, request.granularity, request.timezone, QUERY_LIMITS.maxBuckets);
-        total += buckets?.length ?? QUERY_LIMITS.maxBuckets + 1;
+      } catch {
+        issue(['dateRange'], 'The range cannot be read in this time zone; send plain dates (YYYY-MM-DD)');
       }
-      if (total > QUERY_LIMITS.maxBuckets) {
-        issue(
-          ['granularity'],
-          `The query would have more than ${QUERY_LIMITS.maxBuckets.toLocaleString('en-US')} time buckets (dateRange and the comparison range together); ` +
-            'choose a coarser granularity or a shorter dateRange',
-        );
-      }
-    } catch {
-      issue(['dateRange'], 'The range cannot be read in this time zone; send plain dates (YYYY-MM-DD)');
-    }
-  })
-  .transform((request) => {
+    }),
+  ),
+  z.transform((request: QueryRequestMembers) => {
     const primaryRange = resolveDateRange(request.dateRange, request.timezone);
     const implied = !request.compareDateRange && request.granularity !== 'none' ? precedingRange(request.dateRange, primaryRange, request.timezone) : undefined;
     const compareDateRange = request.compareDateRange ?? implied?.echo;
@@ -107,7 +120,8 @@ export const queryRequestSchema = z
       primaryRange,
       compareRange: compareDateRange ? resolveDateRange(compareDateRange, request.timezone) : undefined,
     };
-  });
+  }),
+);
 
 export type QueryRequest = z.output<typeof queryRequestSchema>;
 

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { RetryableFault } from '../faults';
 import {
   dashboardViewMembersSchema,
@@ -42,7 +42,7 @@ const viewsPk = (pixelId: string) => `PIXEL#${pixelId}#VIEWS`;
 const SK_PREFIX = 'VIEW#';
 const viewSk = (dashboardViewId: string) => `${SK_PREFIX}${dashboardViewId}`;
 
-const summaryAttributes = dashboardViewMembersSchema.pick({
+const summaryAttributes = z.pick(dashboardViewMembersSchema, {
   dashboardViewId: true,
   type: true,
   name: true,
@@ -55,10 +55,10 @@ const summaryAttributes = dashboardViewMembersSchema.pick({
  * The configuration is not re-validated on read: it was on the way in, and checking it against
  * today's measures catalog would make a view unreadable the day a measure it uses is retired.
  */
-const storedItem = dashboardViewMembersSchema.extend({
+const storedItem = z.extend(dashboardViewMembersSchema, {
   configuration: z.string(),
-  version: z.int().positive(),
-  changeId: z.string().optional(),
+  version: z.int().check(z.positive()),
+  changeId: z.optional(z.string()),
 });
 
 export async function getDashboardViewItem(pixelId: string, dashboardViewId: string): Promise<StoredDashboardView | undefined> {

@@ -78,7 +78,7 @@ const eventDataSchema = z
     value: moneySchema.optional(),
     currency: currencySchema.optional(),
     items: z.array(itemSchema).max(EVENT_LIMITS.items).optional(),
-    orderDate: isoDateTime.optional(),
+    orderDate: z.optional(isoDateTime),
     sourceName: orderTextSchema.optional(),
     tags: tagsSchema.optional(),
     paymentGateway: orderTextSchema.optional(),
@@ -105,7 +105,7 @@ export const trackingEventSchema = z.strictObject({
     .max(EVENT_LIMITS.eventIdLength)
     .regex(/^[\x21-\x7E]+$/, { error: 'Must be printable ASCII without spaces' })
     .optional(),
-  timestamp: isoDateTime.optional(),
+  timestamp: z.optional(isoDateTime),
   user: eventUserSchema.optional(),
   ipAddress: z.string().refine((value) => isIP(value) !== 0, problem('invalid_format', 'Must be an IPv4 or IPv6 address')).optional(),
   page: z

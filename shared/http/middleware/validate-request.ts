@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as z from 'zod';
 import { BadRequestError, issueAt, type ValidationIssue } from '../errors';
-import { toValidationIssues } from '../zod-issues';
+import { toValidationIssues, type AnySchema } from '../zod-issues';
 import type { ApiContext } from '../api-context';
 
 /**
@@ -10,7 +10,7 @@ import type { ApiContext } from '../api-context';
  * function's bundle evaluates zod and its schemas at the first request that needs them rather than
  * at module load, where every cold start would pay for them.
  */
-export type SchemaSource = z.ZodType | (() => Promise<z.ZodType>);
+export type SchemaSource = AnySchema | (() => Promise<AnySchema>);
 
 export interface RequestSchemas {
   body?: SchemaSource;
@@ -22,12 +22,12 @@ export interface RequestSchemas {
 export type SchemaOf<T> = T extends () => Promise<infer S> ? S : T;
 
 interface LoadedSchemas {
-  body?: z.ZodType;
-  query?: z.ZodType;
-  path?: z.ZodType;
+  body?: AnySchema;
+  query?: AnySchema;
+  path?: AnySchema;
 }
 
-async function load(source: SchemaSource | undefined): Promise<z.ZodType | undefined> {
+async function load(source: SchemaSource | undefined): Promise<AnySchema | undefined> {
   return typeof source === 'function' ? source() : source;
 }
 
