@@ -42,8 +42,10 @@ import { eventTtl } from './retention';
  *                               read with one BatchGetItem of heads (and one of the pages of the few that have some).
  *                               An order's state under an identifier is its newest entry in any of the items
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { e: { <eventId>: JSON fact } }: the
- *                               stored events of one log entry that happened that day (its event page's)
+ * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { z, x? }: the stored events of one
+ *                               log entry that happened that day (its event page's), gzipped JSON rows
+ *                               `[eventId, ...fact]` (`factItemPuts`); `x` the event ids taken back since (`retractEvents`).
+ *                               Items written before the rows, { e: { <eventId>: JSON fact } }, are still read
  * - event counts by UTC day     `PIXEL#<p>#QED#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k, h, p? }: the day's events counted
  *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
  *                               `n` in all; `h` a digest of the content a write is conditional on; `p` ledgers
@@ -104,8 +106,6 @@ const POINTER_SK = 'POINTER';
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 const gunzipAsync = promisify(gunzip);
-/** Entries set per UpdateItem: keeps the expression under DynamoDB's 4 KB expression limit. */
-const ENTRIES_PER_UPDATE = 40;
 
 export function querySharding(id: string, shards: number): number {
   return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % shards;
@@ -1191,21 +1191,23 @@ interface FactGroup {
 
 /** The fact items of the groups' days, whole: a day of a group with only lost events gets an empty item. */
 function factItemPuts(pixelId: string, groups: Iterable<FactGroup>): WriteRequest[] {
-  const items = new Map<string, { key: ItemKey; e: Record<string, string> }>();
+  const items = new Map<string, { key: ItemKey; rows: string[] }>();
   const itemOf = (day: string, entryId: string) => {
     const id = `${day}#${entryId}`;
     let item = items.get(id);
-    if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), e: {} }));
+    if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), rows: [] }));
     return item;
   };
   for (const group of groups) {
     for (const event of group.lost ?? []) itemOf(event.timestamp.slice(0, 10), group.entryId);
     for (const event of group.events) {
       const { day, entry: fact } = eventEntry(event);
-      itemOf(day, group.entryId).e[event.eventId] = JSON.stringify(fact);
+      itemOf(day, group.entryId).rows.push(JSON.stringify([event.eventId, ...fact]));
     }
   }
-  return [...items.values()].map(({ key, e }) => ({ PutRequest: { Item: { ...key, e } } }));
+  // Gzipped: a page's events share their visitors' identifiers, which a map of JSON strings
+  // repeated in every entry (about 10 KB for 100 events, most of a batch's read-model bytes).
+  return [...items.values()].map(({ key, rows }) => ({ PutRequest: { Item: { ...key, z: gzipSync(`[${rows.join(',')}]`, { level: 1 }) } } }));
 }
 
 /** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
@@ -1424,21 +1426,18 @@ export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ 
     group.eventIds.push(eventId);
     byItem.set(id, group);
   }
-  const updates = [...byItem.values()].flatMap(({ key, eventIds }) => {
-    const chunks: Array<{ key: ItemKey; eventIds: string[] }> = [];
-    for (let i = 0; i < eventIds.length; i += ENTRIES_PER_UPDATE) chunks.push({ key, eventIds: eventIds.slice(i, i + ENTRIES_PER_UPDATE) });
-    return chunks;
-  });
-  await mapWithConcurrency(updates, WRITE_CONCURRENCY, async ({ key, eventIds }) => {
+  // The ids join the item's set of taken-back events (a read skips them), whichever layout the item
+  // has; a later put of the whole item by its entry leaves them out of its rows instead.
+  await mapWithConcurrency([...byItem.values()], WRITE_CONCURRENCY, async ({ key, eventIds }) => {
     try {
       await documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression: `REMOVE ${eventIds.map((_, i) => `e.#k${i}`).join(', ')}`,
+          UpdateExpression: 'ADD x :ids',
           // An item its entry has not written yet has nothing to take back; the entry writes it without them.
-          ConditionExpression: 'attribute_exists(e)',
-          ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#k${i}`, eventId])),
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':ids': new Set(eventIds) },
         }),
       );
     } catch (error) {
@@ -1824,12 +1823,18 @@ export async function readEventFacts(pixelId: string, from: number, to: number):
   const events: QueryEvent[] = [];
   await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) => {
     const dayStart = Date.parse(`${day}T00:00:00Z`);
-    for (const item of await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })) {
-      for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) {
-        const [offset, name, utmSource, utmMedium, utmCampaign, identities] = JSON.parse(text) as EventEntry;
-        const at = dayStart + offset;
-        if (at >= from && at < to) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
-      }
+    const offer = (eventId: string, [offset, name, utmSource, utmMedium, utmCampaign, identities]: EventEntry, lost: ReadonlySet<string> | undefined) => {
+      const at = dayStart + offset;
+      if (at >= from && at < to && !lost?.has(eventId)) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
+    };
+    const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
+    const packed = items.filter((item) => item.z instanceof Uint8Array);
+    const rowsOf = await unpackAll<Array<[string, ...EventEntry]>>(packed.map((item) => item.z as Uint8Array));
+    packed.forEach((item, index) => {
+      for (const [eventId, ...fact] of rowsOf[index]!) offer(eventId, fact, item.x as Set<string> | undefined);
+    });
+    for (const item of items) {
+      for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) offer(eventId, JSON.parse(text) as EventEntry, item.x as Set<string> | undefined);
     }
   });
   return events;

@@ -235,6 +235,15 @@ async function snapshot(pixelId: string): Promise<unknown> {
         if (item.SK === 'JOURNEY' && copy.d === undefined && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
         // An entry's delivery pointers whose every delivery was taken back name nothing: as no item (it expires).
         if (String(item.PK).includes('#AJD#') && item.SK === 'ENTRY' && !Object.keys(copy).some((name) => name.startsWith('e:'))) return undefined;
+        // A day's event facts: their gzipped rows less the deliveries taken back since (`x`), as a
+        // read sees them; a later put of the entry's item leaves the same deliveries out itself.
+        if (copy.z instanceof Uint8Array) {
+          const lost = (copy.x ?? new Set()) as Set<string>;
+          const rows = JSON.parse(gunzipSync(copy.z).toString('utf8')) as Array<[string, ...unknown[]]>;
+          copy.e = Object.fromEntries(rows.filter(([eventId]) => !lost.has(eventId)).map(([eventId, ...fact]) => [eventId, fact]));
+          delete copy.z;
+          delete copy.x;
+        }
         // A day's event facts whose every delivery was taken back read as no facts at all.
         if (copy.e !== null && typeof copy.e === 'object' && Object.keys(copy.e as object).length === 0) return undefined;
         return copy;
