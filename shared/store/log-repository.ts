@@ -1,6 +1,9 @@
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
+import { WriteOutcomeUnknownError, isWriteOutcomeUnknown } from '../faults';
+import { retryUntilCommitted } from '../retry-until-committed';
 import { batchWrite } from './batch-write';
 import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
@@ -52,18 +55,50 @@ export function decodeEvents(data: Uint8Array): StoredEvent[] {
   return JSON.parse(gunzipSync(data).toString('utf8')) as StoredEvent[];
 }
 
-/** Appends one entry with one conditional PutItem; resolves only once it is durably stored. */
+/**
+ * Appends one entry with one conditional PutItem; resolves only once it is durably stored. A put
+ * whose answer was lost is sent again (the SDK's retry, or `retryUntilCommitted` after a timeout):
+ * if the first one landed, the condition fails on the entry itself, which is then read to confirm
+ * it is this one. When the deadline leaves no time to find out, the error says the outcome is
+ * unknown (a 500, never a 503 that would claim nothing was stored).
+ */
 export async function appendLogEntry(entry: LogEntry): Promise<void> {
   const data = encodeEvents(entry.events);
   if (data.length > MAX_DATA_BYTES) throw new LogEntryTooLargeError(`A log entry of ${data.length} bytes exceeds ${MAX_DATA_BYTES}`);
-  await documentClient.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...logItem(entry, data), ...pendingAttributes(entry.pixelId, entry.entryId) },
-      // A ULID collision would need 2^40 entries in one millisecond; never overwrite one anyway.
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
+  const item = { ...logItem(entry, data), ...pendingAttributes(entry.pixelId, entry.entryId) };
+  await retryUntilCommitted(
+    async () => {
+      try {
+        await documentClient.send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: item,
+            // A ULID collision would need 2^40 entries in one millisecond; never overwrite one anyway.
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        let stored: boolean;
+        try {
+          stored = await isStored(logPartition(entry.pixelId), entry.entryId, data);
+        } catch (readError) {
+          // The condition failed on an entry that is most likely this one, sent before without an answer.
+          if (isWriteOutcomeUnknown(error)) throw new WriteOutcomeUnknownError('The log append got no answer and the read that would tell failed', { cause: readError });
+          throw readError;
+        }
+        if (stored) return;
+        throw error;
+      }
+    },
+    { isConflict: () => false },
   );
+}
+
+/** Whether the log holds this entry with exactly these events. */
+async function isStored(pk: string, sk: string, data: Uint8Array): Promise<boolean> {
+  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: pk, SK: sk }, ConsistentRead: true, ProjectionExpression: '#data', ExpressionAttributeNames: { '#data': 'data' } }));
+  return Item?.data instanceof Uint8Array && Buffer.compare(Item.data, data) === 0;
 }
 
 /** A log item's lasting attributes: what it holds while pending, apart from the pending index's. */

@@ -17,6 +17,7 @@ const DEFAULTS = { countPendingOrders: false, countVoidedOrders: false, refundDa
 
 let store: Awaited<ReturnType<typeof startFaultInjectingStore>>;
 let handlers: {
+  ingest: typeof import('../../functions/tr/ingest-events').handler;
   put: typeof import('../../functions/accounts/put-order-settings').handler;
   get: typeof import('../../functions/accounts/get-order-settings').handler;
   mintApiKey: typeof import('../../shared/auth/api-key-service').mintApiKey;
@@ -28,6 +29,7 @@ beforeAll(async () => {
   // The store client is built when its module loads, from this variable: load the handlers after.
   process.env.AWS_ENDPOINT_URL_DYNAMODB = store.endpoint;
   handlers = {
+    ingest: (await import('../../functions/tr/ingest-events')).handler,
     put: (await import('../../functions/accounts/put-order-settings')).handler,
     get: (await import('../../functions/accounts/get-order-settings')).handler,
     mintApiKey: (await import('../../shared/auth/api-key-service')).mintApiKey,
@@ -103,5 +105,41 @@ describe('a PUT of order settings under a slow store near the deadline', () => {
       expect(answer).toEqual({ message: 'Internal server error', requestId: event.requestContext.requestId });
       expect(stored.exclusionFilters[0].name).toBe(`scenario ${index}`);
     }
+  });
+});
+
+/** The log appends of this pixel's event batches, counted. */
+function onLog(pixelId: string, plan: (nth: number) => ReturnType<Fault>): Fault {
+  let seen = 0;
+  return ({ operation, body }) => (operation === 'PutItem' && body.includes(`PIXEL#${pixelId}#LOG`) ? plan(++seen) : undefined);
+}
+
+const appendScenarios: Array<{ name: string; remainingMs: number; plan: Fault; reads?: Fault; expected: number; stored: number }> = [
+  { name: "the append's answer is lost, with time to send it again", remainingMs: 8_000, plan: () => undefined, expected: 200, stored: 1 },
+  { name: 'too little time left to start the append', remainingMs: 1_000, plan: () => undefined, expected: 503, stored: 0 },
+  { name: "the append's answer is lost and so is every read that would tell", remainingMs: 4_000, plan: () => undefined, reads: () => ({ delayResponseMs: 1_500 }), expected: 500, stored: 1 },
+];
+
+describe('a POST of events under a slow store near the deadline', () => {
+  it.each(appendScenarios.map((scenario, index) => ({ ...scenario, index })))('$name: answers $expected, and the log holds $stored entry', async ({ index, remainingMs, reads, expected, stored }) => {
+    const pixelId = `px_append_${index}`;
+    const { apiKey } = await handlers.mintApiKey({ pixelId, scopes: ['events:write'] });
+    // The first append's answer comes after the attempt has timed out: the write landed, the client does not know.
+    const appends = onLog(pixelId, (nth) => (nth === 1 ? { delayResponseMs: 1_500 } : undefined));
+    store.inject((call) => appends(call) ?? (call.operation === 'GetItem' && call.body.includes(`PIXEL#${pixelId}#LOG`) ? reads?.(call) : undefined));
+    const event = apiEvent({ method: 'POST', path: '/tr/api/events', headers: { 'x-api-key': apiKey, 'x-pixel-id': pixelId }, body: { events: [{ name: 'page_view', eventId: `e-${index}` }] } });
+    const deadline = Date.now() + remainingMs;
+    const context = { ...lambdaContext('ingestEvents', event.requestContext.requestId), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+    const response = (await handlers.ingest(event, context)) as APIGatewayProxyStructuredResultV2;
+    store.inject(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const { documentClient, tableName } = await import('../../shared/store/dynamo-client');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const log = await documentClient.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `PIXEL#${pixelId}#LOG` } }));
+
+    expect(response.statusCode).toBe(expected);
+    expect(log.Items).toHaveLength(stored);
+    if (expected === 200) expect(JSON.parse(response.body!)).toEqual({ success: true, eventsIngested: 1 });
+    if (expected === 500) expect(JSON.parse(response.body!)).toMatchObject({ message: 'Internal server error', requestId: event.requestContext.requestId, error: { code: 'internal_error' } });
   });
 });
