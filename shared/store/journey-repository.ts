@@ -73,6 +73,8 @@ const JOURNEY_SK = 'JOURNEY';
 const POINTER_SK = 'POINTER';
 const ENTRY_POINTER_SK = 'ENTRY';
 const GENERATION_SK = 'GENERATION';
+/** An identifier's order side (`orderSideKey`): what orders say about it, kept apart from what its events say. */
+const ORDER_SK = 'ORDER';
 /** Order journeys of one UTC day are spread over this many items, so a busy day stays far below DynamoDB's 400 KB. */
 const DAY_SHARDS = 16;
 /** A journey kept with its order reaches back as far as the longest window a query may ask for. */
@@ -89,6 +91,18 @@ const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
 
 export const journeyKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: JOURNEY_SK });
+/**
+ * An identifier's order side, `ORDER` beside its `JOURNEY` item: an imported order's links
+ * (`or:<orderId>` → { v, ids }, top-level attributes) and, on an `o:` identifier, its order's
+ * date `d` and filings `fd`. Orders (the import, the order store's versions) write only here and
+ * events only the `JOURNEY` item and its pages, so the drain can create a new identifier's
+ * `JOURNEY` item with a blind batched put: nothing else writes it. Before this split the order
+ * side was kept on the `JOURNEY` item itself: still read there (`mergeSides`), and taken back
+ * there (a date, a filing) when the order changes.
+ */
+export const orderSideKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: ORDER_SK });
+/** Browser identifiers are on events only (an order's customer has user ids, email and phone hashes): they never have an order side. */
+const hasOrderSide = (identifier: string) => !identifier.startsWith('a:') && !identifier.startsWith('f:');
 /**
  * The pixel's own journey partition (no identifier is empty, so it is no identifier's): the
  * counter of person resolutions and the order journeys by order day.
@@ -308,6 +322,61 @@ function nextPage(base: ItemKey, from: number) {
   );
 }
 
+/**
+ * Each identifier's journey as one item: its `JOURNEY` item (with its pages), or the one the
+ * caller knows (`known`, as written), and its order side (`mergeSides`), one batched read for all.
+ * An identifier with neither has no item.
+ */
+async function readIdentifiers(pixelId: string, identifiers: readonly string[], known?: ReadonlyMap<string, Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const keys = identifiers.flatMap((identifier) => [
+    ...(known?.has(identifier) ? [] : [journeyKey(pixelId, identifier)]),
+    ...(hasOrderSide(identifier) ? [orderSideKey(pixelId, identifier)] : []),
+  ]);
+  const read = keys.length === 0 ? [] : await batchGet(keys, { concurrency: READ_CONCURRENCY });
+  const journeys = new Map<string, Record<string, unknown>>();
+  const orderSides = new Map<string, Record<string, unknown>>();
+  for (const item of read) (item.SK === ORDER_SK ? orderSides : journeys).set(item.PK as string, item);
+  for (const item of await withPages(pixelId, [...journeys.values()])) journeys.set(item.PK as string, item);
+  return identifiers.flatMap((identifier) => {
+    const { PK } = journeyKey(pixelId, identifier);
+    const journey = known?.get(identifier) ?? journeys.get(PK);
+    const orderSide = orderSides.get(PK);
+    return journey || orderSide ? [mergeSides(PK, journey, orderSide)] : [];
+  });
+}
+
+/**
+ * Where a merged `o:` item keeps the filings recorded on its `JOURNEY` item (a purchase's new
+ * item, or one written before the order side), so a move takes them out there too.
+ */
+const LEGACY_FD = '\u0000fd';
+
+/**
+ * An identifier's `JOURNEY` item with its order side's facts added: the imported orders' links
+ * in `l` (of two versions of one order's link, the newer), the order date of the newer version
+ * (`d`), the filings of both (`fd`). Items written before the order side keep these on the
+ * `JOURNEY` item itself, and a purchase's new `o:` item is written with its date: both are read,
+ * so no rebuild is needed.
+ */
+function mergeSides(PK: string, journey: Record<string, unknown> | undefined, orderSide: Record<string, unknown> | undefined): Record<string, unknown> {
+  const item: Record<string, unknown> = journey ?? { PK, SK: JOURNEY_SK, l: {}, t: {} };
+  if (!orderSide) {
+    if (item.fd instanceof Set) return { ...item, [LEGACY_FD]: item.fd };
+    return item;
+  }
+  const l = { ...((item.l ?? {}) as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(orderSide)) {
+    if (!name.startsWith('or:')) continue;
+    const held = l[name] as { v: number } | undefined;
+    if (!held || held.v <= (value as { v: number }).v) l[name] = value;
+  }
+  const dates = [item.d, orderSide.d].filter((date): date is OrderDate => date !== undefined);
+  const d = dates.length === 0 ? undefined : dates.reduce((newer, date) => (date.v > newer.v ? date : newer));
+  const fd = new Set([...((item.fd as Set<string> | undefined) ?? []), ...((orderSide.fd as Set<string> | undefined) ?? [])]);
+  // The newer date's filing is where the journey is; the other's, if any, is taken out as after a move.
+  return { ...item, l, ...(d ? { d } : {}), ...(fd.size > 0 ? { fd } : {}), [LEGACY_FD]: (item.fd as Set<string> | undefined) ?? new Set() };
+}
+
 /** Journey items as read, each with its pages' entries merged into its maps (`np` pages). */
 async function withPages(pixelId: string, items: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
   const keys = items.flatMap((item) => {
@@ -345,9 +414,9 @@ export interface JourneyDelivery {
 /** What `applyJourneyEvents` wrote: the identifiers it touched, and the items it created whole (their content is known). */
 export interface AppliedEvents {
   touched: Set<string>;
-  /** New browser identifiers' items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
+  /** New identifiers' `JOURNEY` items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
   created: Map<string, Record<string, unknown>>;
-  /** Orders whose `o:` item this step created with their date (`applyOrderDates` need not write it again). */
+  /** Orders whose new `o:` item this step wrote with their date (`applyOrderDates` need not write it again). */
   dated: Set<string>;
 }
 
@@ -375,9 +444,9 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   const created = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
-  // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
-  // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
-  // again; an existing one's entries go straight to its last page. The read goes out with the
+  // Most identifiers of a storefront's batch are new (a visitor's browser, a first purchase's
+  // email and order): one batched read tells them apart, so a new one costs a share of a batched
+  // put; an existing one's entries go straight to its last page. The read goes out with the
   // pointers' write, which must only be stored before the entries they name (a crash in between
   // leaves the pointers a later retraction needs).
   const [, existing] = await settleAll([
@@ -389,35 +458,29 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   ]);
   const pagesOf = new Map<string, number>();
   for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
-  const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
-  const browserItems: WriteRequest[] = [];
-  for (const [identifier, writes] of byIdentifier) {
-    const fresh = !pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES;
-    // A browser's identifiers (`a:`, `f:`) are written by this step alone (orders carry neither),
-    // and one pixel's entries are projected one at a time: nothing else can create or change one
-    // between the read above and this write, so new ones go in batched puts, 25 a call, and the
-    // resolution takes them as written. (A rebuild beside the drain replays stored deliveries,
-    // which write the same entries again.)
-    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) {
-      const item = newJourneyItem(pixelId, identifier, writes);
-      browserItems.push({ PutRequest: { Item: item } });
-      created.set(identifier, item);
-    } else if (fresh) operations.push({ identifier, writes, create: true });
-    else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
-  }
-  // A purchase's new `o:` item is created with its order's date (and the day item its journey is
-  // about to be filed under), as `applyOrderDates` would write them: one write instead of three.
+  const updates: Array<{ identifier: string; writes: EntryWrite[] }> = [];
+  const newItems: WriteRequest[] = [];
   const latest = latestVersions(orders);
-  await Promise.all([
-    batchWrite(browserItems, { concurrency: 2 }),
-    mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
+  for (const [identifier, writes] of byIdentifier) {
+    // An identifier's `JOURNEY` item is written by this step alone (orders write its order side,
+    // `orderSideKey`), and one pixel's entries are projected one at a time: nothing else can
+    // create or change one between the read above and this write, so new ones go in batched
+    // puts, 25 a call, and the resolution takes them as written. (A rebuild beside the drain
+    // replays stored deliveries, which write the same entries again.)
+    if (!pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES) {
+      // A purchase's new `o:` item takes its order's date (and the day item its journey is about
+      // to be filed under) as `applyOrderDates` would write them on the order side: one write
+      // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
       const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
-      if (create && (await createJourneyItem(pixelId, identifier, writes, order && datedAttributes(pixelId, order)))) {
-        if (order) dated.add(order.order.orderId);
-        return;
-      }
-      for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
-    }),
+      const item = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
+      if (order) dated.add(order.order.orderId);
+      newItems.push({ PutRequest: { Item: item } });
+      created.set(identifier, item);
+    } else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
+  }
+  await Promise.all([
+    batchWrite(newItems, { concurrency: 2 }),
+    mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes, pagesOf.get(identifier) ?? 0)),
   ]);
   return { touched: new Set(byIdentifier.keys()), created, dated };
 }
@@ -433,7 +496,7 @@ function latestVersions(orders: readonly VersionedOrder[]): Map<string, Versione
 }
 
 /**
- * An order's date on its `o:` item, and the day item its journey is filed under unless it is
+ * An order's date on its `o:` order side, and the day item its journey is filed under unless it is
  * large (`journeyItemKey`), recorded with it: `fileUnder` records a key first anyway, and a key
  * recorded here that the filing does not use is taken out by the same resolution, as after a move.
  */
@@ -481,17 +544,6 @@ function newJourneyItem(pixelId: string, identifier: string, writes: readonly En
 
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
-
-/** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
-async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[], extra: Record<string, unknown> = {}): Promise<boolean> {
-  try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...newJourneyItem(pixelId, identifier, writes), ...extra }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return false;
-  }
-}
 
 /** A delivery taken back: the identifiers its pointer named, and where that pointer is kept. */
 export interface TakenBack {
@@ -608,9 +660,9 @@ export async function deletePointers(pixelId: string, pointers: readonly TakenBa
 }
 
 /**
- * Projector step for orders: links an order's id to its customer's identifiers in each of their
- * items, unless an item holds a newer version of the order's link. An order's identifiers only
- * grow (merge-order.ts), so a newer version's links cover an older one's.
+ * Projector step for orders: links an order's id to its customer's identifiers on each of their
+ * order sides (`orderSideKey`), unless one holds a newer version of the order's link. An order's
+ * identifiers only grow (merge-order.ts), so a newer version's links cover an older one's.
  */
 export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
   const latest = latestVersions(orders);
@@ -620,30 +672,21 @@ export async function applyJourneyOrders(pixelId: string, orders: readonly Versi
     if (ids.length < 2) return [];
     return ids.map((identifier) => ({ identifier, orderId: order.orderId, value: { v: version, ids: JSON.stringify(ids) } }));
   });
-  await mapWithConcurrency(writes, WRITE_CONCURRENCY, async ({ identifier, orderId, value }) => {
-    const update = () =>
+  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ identifier, orderId, value }) =>
+    // A top-level attribute needs no map to exist first: one call creates the order side or adds to it.
+    fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: journeyKey(pixelId, identifier),
-          UpdateExpression: 'SET l.#k = :value',
-          ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(l.#k) OR l.#k.v <= :v)',
+          Key: orderSideKey(pixelId, identifier),
+          UpdateExpression: 'SET #k = :value',
+          ConditionExpression: 'attribute_not_exists(#k) OR #k.v <= :v',
           ExpressionAttributeNames: { '#k': `or:${orderId}` },
           ExpressionAttributeValues: { ':value': value, ':v': value.v },
         }),
-      );
-    try {
-      await update();
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await ensureJourneyItem(journeyKey(pixelId, identifier));
-      try {
-        await update();
-      } catch (again) {
-        if (!isConditionFailure(again)) throw again;
-      }
-    }
-  });
+      ),
+    ),
+  );
   // A write refused for an older version still names identifiers whose person may have changed.
   return new Set(writes.map(({ identifier }) => identifier));
 }
@@ -656,52 +699,42 @@ interface OrderDate {
 
 /**
  * Projector step for every order a batch touched (events, import, rebuild): records its date on
- * its `o:` item, so the resolution files its journey under the right day. Returns the identifiers
- * written (a date that moved needs its journey filed again).
+ * its `o:` order side, so the resolution files its journey under the right day. Returns the
+ * identifiers written (a date that moved needs its journey filed again).
  */
 export async function applyOrderDates(pixelId: string, orders: readonly VersionedOrder[], dated: ReadonlySet<string> = new Set()): Promise<Set<string>> {
   const latest = latestVersions(orders);
-  const undated = [...latest.values()].filter(({ order }) => !dated.has(order.orderId));
-  await mapWithConcurrency(undated, WRITE_CONCURRENCY, async (entry) => {
-    const key = journeyKey(pixelId, `o:${entry.order.orderId}`);
+  await mapWithConcurrency([...latest.values()].filter(({ order }) => !dated.has(order.orderId)), WRITE_CONCURRENCY, (entry) => {
     const { d, fd } = datedAttributes(pixelId, entry);
-    const update = () =>
+    return fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: key,
+          Key: orderSideKey(pixelId, `o:${entry.order.orderId}`),
           UpdateExpression: 'SET d = :d ADD fd :fd',
-          ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(d) OR d.v <= :v)',
+          ConditionExpression: 'attribute_not_exists(d) OR d.v <= :v',
           ExpressionAttributeValues: { ':d': d, ':fd': fd, ':v': d.v },
         }),
-      );
-    try {
-      await update();
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await ensureJourneyItem(key);
-      try {
-        await update();
-      } catch (again) {
-        if (!isConditionFailure(again)) throw again;
-      }
-    }
+      ),
+    );
   });
   return new Set([...latest.keys()].map((orderId) => `o:${orderId}`));
 }
 
 /**
  * Projector step for orders whose statements were all taken back: forgets their date (unless a
- * newer version of the order stored one since), so the resolution takes their journeys back.
+ * newer version of the order stored one since), on the order side and where items written before
+ * the order side kept it, on the `JOURNEY` item, so the resolution takes their journeys back.
  * Returns their `o:` identifiers.
  */
 export async function forgetOrderDates(pixelId: string, deleted: ReadonlyArray<{ orderId: string; version: number }>): Promise<Set<string>> {
-  await mapWithConcurrency(deleted, WRITE_CONCURRENCY, ({ orderId, version }) =>
+  const removals = deleted.flatMap(({ orderId, version }) => [orderSideKey, journeyKey].map((keyOf) => ({ key: keyOf(pixelId, `o:${orderId}`), version })));
+  await mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, version }) =>
     fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: journeyKey(pixelId, `o:${orderId}`),
+          Key: key,
           UpdateExpression: 'REMOVE d',
           ConditionExpression: 'd.v <= :v',
           ExpressionAttributeValues: { ':v': version },
@@ -736,10 +769,17 @@ function journeyRows(window: readonly PersonTouchpoint[]): string {
  * Not for a pixel with journey items already.
  */
 export async function writeInitialJourneys(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<void> {
-  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string>; d?: OrderDate }>();
+  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string> }>();
   const itemOf = (identifier: string) => {
     let item = items.get(identifier);
     if (!item) items.set(identifier, (item = { l: {}, t: {} }));
+    return item;
+  };
+  // What orders say goes on the identifiers' order sides, as `applyJourneyOrders` and `applyOrderDates` write it.
+  const orderSides = new Map<string, Record<string, unknown>>();
+  const orderSideOf = (identifier: string) => {
+    let item = orderSides.get(identifier);
+    if (!item) orderSides.set(identifier, (item = {}));
     return item;
   };
   const people = new IdentityComponents();
@@ -752,10 +792,10 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
-    itemOf(`o:${order.orderId}`).d = { v: version, at: order.orderDate };
+    orderSideOf(`o:${order.orderId}`).d = { v: version, at: order.orderDate };
     people.link(ids);
     if (ids.length < 2) continue;
-    for (const identifier of ids) itemOf(identifier).l[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
+    for (const identifier of ids) orderSideOf(identifier)[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
   }
   const touchpointsOf = new Map<string, PersonTouchpoint[]>();
   for (const [identifier, item] of items) {
@@ -769,10 +809,11 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   }
   for (const list of touchpointsOf.values()) list.sort(byTime);
   const days = new Map<string, { key: ItemKey; jo: Record<string, { g: number; a: number; j: string }> }>();
-  for (const [identifier, item] of items) {
-    if (!item.d) continue;
+  for (const [identifier, item] of orderSides) {
+    const date = item.d as OrderDate | undefined;
+    if (!date) continue;
     const orderId = identifier.slice(2);
-    const at = Date.parse(item.d.at);
+    const at = Date.parse(date.at);
     const rows = journeyRows(inWindow(touchpointsOf.get(people.root(identifier)) ?? [], at));
     const key = journeyItemKey(pixelId, orderId, at, rows);
     const day = days.get(key.SK) ?? { key, jo: {} };
@@ -783,6 +824,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   // Seeded items are whole sets of a few entries each; `sz` counts them as `setEntries` would.
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
+  for (const [identifier, item] of orderSides) puts.push({ PutRequest: { Item: { ...orderSideKey(pixelId, identifier), ...item } } });
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
   await batchWrite([...puts, ...pointers.items().map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
 }
@@ -876,12 +918,7 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       fetched.add(identifier);
       people.link([identifier]);
     }
-    const known = pending.flatMap((identifier): Array<Record<string, unknown>> => {
-      const item = changes.known?.get(identifier);
-      return item ? [item] : [];
-    });
-    const unknown = pending.filter((identifier) => !changes.known?.has(identifier));
-    const items = [...known, ...(unknown.length === 0 ? [] : await withPages(pixelId, await batchGet(unknown.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY })))];
+    const items = await readIdentifiers(pixelId, pending, changes.known);
     const next = new Set<string>();
     for (const item of items) {
       const identifier = identifierOf(pixelId, item);
@@ -913,12 +950,12 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
     }
   }
   for (const list of touchpointsOf.values()) list.sort(byTime);
-  const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[] }> = [];
+  const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[]; legacyFiled: ReadonlySet<string> }> = [];
   for (const [identifier, item] of journeys) {
     if (!identifier.startsWith('o:')) continue;
     const orderId = identifier.slice(2);
     const date = item.d as OrderDate | undefined;
-    const filedUnder = item.fd instanceof Set ? [...(item.fd as Set<string>)] : [];
+    const filedUnder = [...((item.fd as Set<string> | undefined) ?? [])];
     if (!date && filedUnder.length === 0) continue;
     const root = people.root(identifier);
     const at = date && Date.parse(date.at);
@@ -929,10 +966,9 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       window.some((touchpoint) => changes.entryIds.has(entryOfDelivery(touchpoint.delivery)) || parts.root(touchpoint.identifier) !== parts.root(identifier));
     if (!changed) continue;
     // An order without a date (deleted) keeps no journey: only its earlier filings are taken back.
-    filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder });
+    filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder, legacyFiled: (item[LEGACY_FD] as Set<string> | undefined) ?? new Set() });
   }
-  await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder }) => {
-    const orderKey = journeyKey(pixelId, `o:${orderId}`);
+  await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder, legacyFiled }) => {
     const filedAt = filing && (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder));
     for (const other of filedUnder.filter((sk) => sk !== filedAt)) {
       await fenced(() =>
@@ -947,7 +983,15 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
           }),
         ),
       );
-      await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: orderKey, UpdateExpression: 'DELETE fd :day', ExpressionAttributeValues: { ':day': new Set([other]) } }));
+      // Recorded on the order side, or on the `o:` item itself (a purchase's new item, or one
+      // written before the order side); conditional, so no order side is made, empty, by this.
+      for (const key of [orderSideKey(pixelId, `o:${orderId}`), ...(legacyFiled.has(other) ? [journeyKey(pixelId, `o:${orderId}`)] : [])]) {
+        await fenced(() =>
+          documentClient.send(
+            new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'DELETE fd :day', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':day': new Set([other]) } }),
+          ),
+        );
+      }
     }
   });
 }
@@ -1029,7 +1073,7 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
   // behind is found and removed, by this run or by its retry.
   if (!filedUnder.includes(key.SK)) {
     await documentClient.send(
-      new UpdateCommand({ TableName: tableName(), Key: journeyKey(pixelId, `o:${orderId}`), UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([key.SK]) } }),
+      new UpdateCommand({ TableName: tableName(), Key: orderSideKey(pixelId, `o:${orderId}`), UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([key.SK]) } }),
     );
   }
   const update = () =>
