@@ -479,7 +479,7 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
     } else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
   }
   await Promise.all([
-    batchWrite(newItems, { concurrency: 2 }),
+    batchWrite(newItems, { concurrency: WRITE_CONCURRENCY }),
     mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes, pagesOf.get(identifier) ?? 0)),
   ]);
   return { touched: new Set(byIdentifier.keys()), created, dated };
@@ -968,8 +968,9 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
     // An order without a date (deleted) keeps no journey: only its earlier filings are taken back.
     filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder, legacyFiled: (item[LEGACY_FD] as Set<string> | undefined) ?? new Set() });
   }
+  const filedTogether = await fileTogether(pixelId, filings, generation);
   await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder, legacyFiled }) => {
-    const filedAt = filing && (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder));
+    const filedAt = filing && (filedTogether.get(orderId) ?? (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder)));
     for (const other of filedUnder.filter((sk) => sk !== filedAt)) {
       await fenced(() =>
         documentClient.send(
@@ -994,6 +995,71 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       }
     }
   });
+}
+
+/** Order journeys set by one UpdateItem (`fileTogether`): its expressions stay far below DynamoDB's 4 KB. */
+const FILINGS_PER_UPDATE = 25;
+
+/**
+ * Files together the journeys that go to a day shard their order already records (`fd`), one
+ * UpdateItem per shard and up to `FILINGS_PER_UPDATE` orders, each entry on the same condition
+ * as `fileUnder`'s: a batch's new orders share the 16 shards of a few days, so this is a few calls
+ * instead of one an order. A group refused whole (a later resolution filed one of its orders, the
+ * shard is missing or would pass 400 KB) is left to `fileOrderJourney`, order by order, which
+ * ends where it would have. Returns the orders filed, with the sort key they are filed under.
+ */
+async function fileTogether(
+  pixelId: string,
+  filings: ReadonlyArray<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: readonly string[] }>,
+  generation: number,
+): Promise<Map<string, string>> {
+  const byShard = new Map<string, { key: ItemKey; orders: Array<{ orderId: string; at: number; rows: string }> }>();
+  for (const { orderId, filing, filedUnder } of filings) {
+    if (!filing) continue;
+    const key = journeyItemKey(pixelId, orderId, filing.at, filing.rows);
+    if (key.SK !== orderJourneyKey(pixelId, orderId, filing.at).SK || !filedUnder.includes(key.SK)) continue;
+    const shard = byShard.get(key.SK) ?? { key, orders: [] };
+    shard.orders.push({ orderId, ...filing });
+    byShard.set(key.SK, shard);
+  }
+  const groups = [...byShard.values()].flatMap(({ key, orders }) =>
+    Array.from({ length: Math.ceil(orders.length / FILINGS_PER_UPDATE) }, (_, i) => ({ key, orders: orders.slice(i * FILINGS_PER_UPDATE, (i + 1) * FILINGS_PER_UPDATE) })),
+  );
+  const filed = new Map<string, string>();
+  // A lone order is filed the usual way: one call either way.
+  await mapWithConcurrency(
+    groups.filter(({ orders }) => orders.length > 1),
+    WRITE_CONCURRENCY,
+    async ({ key, orders }) => {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':g': generation };
+      const sets: string[] = [];
+      const conditions = ['attribute_exists(jo)'];
+      orders.forEach(({ orderId, at, rows }, i) => {
+        names[`#o${i}`] = orderId;
+        values[`:e${i}`] = { g: generation, a: at, j: rows };
+        sets.push(`jo.#o${i} = :e${i}`);
+        conditions.push(`(attribute_not_exists(jo.#o${i}) OR jo.#o${i}.g < :g)`);
+      });
+      const update = () =>
+        documentClient.send(
+          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
+        );
+      try {
+        try {
+          await update();
+        } catch (error) {
+          // The day's first filings: the shard is made, and the group tried once more.
+          if (!isConditionFailure(error) || !(await createShard(key))) throw error;
+          await update();
+        }
+        for (const { orderId } of orders) filed.set(orderId, key.SK);
+      } catch (error) {
+        if (!isConditionFailure(error) && !isSizeLimit(error)) throw error;
+      }
+    },
+  );
+  return filed;
 }
 
 const byTime = (a: PersonTouchpoint, b: PersonTouchpoint) => a.at - b.at || (a.delivery < b.delivery ? -1 : a.delivery > b.delivery ? 1 : 0);
@@ -1063,6 +1129,17 @@ async function fileOrderJourney(pixelId: string, orderId: string, at: number, ro
   }
 }
 
+/** Creates an empty order-journey item unless it exists; true when this call created it. */
+async function createShard(key: ItemKey): Promise<boolean> {
+  try {
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (exists) {
+    if (!isConditionFailure(exists)) throw exists;
+    return false;
+  }
+}
+
 /** DynamoDB's answer to a write that would take an item past 400 KB. */
 function isSizeLimit(error: unknown): boolean {
   return (error as Error)?.name === 'ValidationException' && /size/i.test((error as Error).message);
@@ -1091,11 +1168,7 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
     await update();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    try {
-      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    } catch (exists) {
-      if (!isConditionFailure(exists)) throw exists;
-    }
+    await createShard(key);
     try {
       await update();
     } catch (again) {

@@ -1,8 +1,9 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
+import { orderJourneyKey } from '../../shared/store/journey-repository';
 import type { VersionedOrder } from '../../shared/store/order-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from '../support/event-store';
@@ -110,5 +111,41 @@ describe('journey order sides', () => {
     const old = (await wholeTable()).find((item) => item.PK === 'PIXEL#px_old#AJ#o:moved-1' && item.SK === 'JOURNEY');
     expect(old?.d).toBeUndefined();
     expect(old?.fd).toBeUndefined();
+  });
+
+  it("files a batch's orders of one day shard with one call, and order by order when a later resolution filed one of them", async () => {
+    const at = START + 50 * DAY;
+    const byShard = new Map<string, string[]>();
+    for (let i = 0; i < 200; i++) {
+      const sk = orderJourneyKey('px_group', `g-${i}`, at).SK;
+      byShard.set(sk, [...(byShard.get(sk) ?? []), `g-${i}`]);
+    }
+    const [sk, ids] = [...byShard].find(([, ids]) => ids.length >= 4)!;
+    const orderIds = ids.slice(0, 3);
+    await project('px_group', { entries: [entry('01KGRP00000001', [adVisit('x1', at - 5 * DAY, 'group-browser')])] });
+    // The shard exists (another order of the day is filed there): the three go in one call.
+    await project('px_group', { orders: [order(ids[3]!, at, 1)] });
+    const calls: string[] = [];
+    const send = documentClient.send.bind(documentClient);
+    const spy = vi.spyOn(documentClient, 'send').mockImplementation((async (command: unknown) => {
+      if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('SET jo.')) calls.push(String(command.input.UpdateExpression));
+      return send(command as never);
+    }) as never);
+    try {
+      await project('px_group', { orders: orderIds.map((orderId) => order(orderId, at, 1)) });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls).toHaveLength(1);
+    const filed = await filedJourneys('px_group');
+    for (const orderId of orderIds) expect(JSON.stringify(filed[`${iso(at).slice(0, 10)} ${orderId}`])).toContain('x1@01KGRP00000001');
+
+    // A later resolution's entry for one of them stands; the others take the new visit.
+    const pinned = { g: 1e9, a: at, j: '[]' };
+    await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: { PK: 'PIXEL#px_group#AJ#', SK: sk }, UpdateExpression: 'SET jo.#o = :e', ExpressionAttributeNames: { '#o': orderIds[0]! }, ExpressionAttributeValues: { ':e': pinned } }));
+    await project('px_group', { entries: [entry('01KGRP00000002', [adVisit('x2', at - DAY, 'group-browser')])] });
+    const after = await filedJourneys('px_group');
+    expect(after[`${iso(at).slice(0, 10)} ${orderIds[0]}`]).toEqual({ a: at, j: '[]' });
+    for (const orderId of orderIds.slice(1)) expect(JSON.stringify(after[`${iso(at).slice(0, 10)} ${orderId}`])).toContain('x2@01KGRP00000002');
   });
 });
