@@ -22,14 +22,14 @@ import { eventTtl, isExpired } from './retention';
  * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
  * touchpoints and each order's journey, kept by the `attribution-journeys` projector.
  *
- * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
+ * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, written by events only, with two maps:
  * - `l` (links): identifiers seen together with this one: `eg:<entryId>#<day>#<digest>` (one
  *   group of identifiers on events of that log entry and UTC day, `groupLinkKey`) → JSON list: in
  *   the item of the group's hub (its anonymous id, else its least identifier), the group's other
- *   identifiers; in the others' items, the hub; `or:<orderId>` → `{ v, ids }`, an imported order's
- *   identifiers (with the order store's version, never replaced by an older one). Before group
- *   links, each delivery had its own, `ev:<eventId>@<entryId>`: still read, and taken back with
- *   its delivery;
+ *   identifiers; in the others' items, the hub. Before group links, each delivery had its own,
+ *   `ev:<eventId>@<entryId>`: still read, and taken back with its delivery. (An imported order's
+ *   link, `or:<orderId>` → `{ v, ids }`, is on the order side, `orderSideKey`; items written
+ *   before it keep theirs here, still read;)
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
@@ -46,8 +46,10 @@ import { eventTtl, isExpired } from './retention';
  * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
  * maps are the union of its item's and its pages'.
  *
- * An order's `o:` item also carries its date `d` ({ v, at }, the order store's version and order
- * date, never replaced by an older version) and `fd`, the day items its journey is filed under.
+ * An order's date `d` ({ v, at }, the order store's version and order date, never replaced by an
+ * older version) and `fd`, the day items its journey is filed under, are on its `o:` order side,
+ * or on its `o:` item when a purchase created that item (a read takes the newer date and both
+ * filings, `mergeSides`).
  *
  * Each order's journey, filed by its UTC order day in the pixel's own journey partition:
  * `PIXEL#<p>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (the order id's hash picks one of 16 items), map
