@@ -1,22 +1,21 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import { settleAll } from '../settle-all';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
-import { logPartition } from './log-repository';
+import { decodeEvents, logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
 import { isConditionFailure } from './condition-failure';
-import { dayOf } from './event-repository';
-import { eventTtl, isExpired } from './retention';
+import { dayOf, pageKey } from './event-repository';
+import { isExpired } from './retention';
 
 /**
  * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
@@ -33,14 +32,10 @@ import { eventTtl, isExpired } from './retention';
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
- * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
- * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, and
- * `g`, the group links of its server-assigned deliveries, so a delivery that later loses to an
- * earlier one (P6's `superseded`, which names the entry and day) is taken back exactly (its group
- * link only once no other delivery of the group stands); one item per entry and day (as its event page), put whole in batched puts,
- * with the page's `ttl`. Before this layout each delivery had an item of its own,
- * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
- * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
+ * No pointer is kept for a delivery: one that later loses to an earlier one (P6's `superseded`,
+ * which names its entry and day) is taken back from what its event, kept in its page, wrote
+ * (`retractDeliveries`). Pointer items of earlier layouts (`PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
+ * `ENTRY`, `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER`) are no longer read.
  *
  * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
  * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
@@ -72,8 +67,6 @@ import { eventTtl, isExpired } from './retention';
  * SET (a duplicate rewrites the same value), so the state depends only on which deliveries won.
  */
 const JOURNEY_SK = 'JOURNEY';
-const POINTER_SK = 'POINTER';
-const ENTRY_POINTER_SK = 'ENTRY';
 const GENERATION_SK = 'GENERATION';
 /** An identifier's order side (`orderSideKey`): what orders say about it, kept apart from what its events say. */
 const ORDER_SK = 'ORDER';
@@ -126,18 +119,6 @@ const ownJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey =>
 /** Where a journey is filed first: its day's shard, or its own item when larger than `INLINE_JOURNEY_BYTES`. */
 const journeyItemKey = (pixelId: string, orderId: string, at: number, rows: string): ItemKey =>
   Buffer.byteLength(rows) > INLINE_JOURNEY_BYTES ? ownJourneyKey(pixelId, orderId, at) : orderJourneyKey(pixelId, orderId, at);
-/**
- * The delivery pointers of one entry's events of one UTC day (as its event page, event-repository.ts):
- * `e:<eventId>` → the identifiers that delivery wrote, for each client eventId stored there. The
- * drain and the rebuild both project a page's deliveries whole, so the item is written whole.
- */
-const entryPointerKey = (pixelId: string, entryId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${entryId}#${day}`, SK: ENTRY_POINTER_SK });
-const pointerAttribute = (eventId: string) => `e:${eventId}`;
-/** One delivery's pointer item, as written before pointers were kept per entry: still read for a delivery projected then. */
-const legacyPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
-/** Pointer members removed by one UpdateItem: its expression stays far below DynamoDB's 4 KB. */
-const POINTERS_PER_UPDATE = 100;
-
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
 export function eventIdentifiers(event: Pick<StoredEvent, 'user' | 'click' | 'data'>): string[] {
   const ids = [
@@ -431,16 +412,12 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   // Each identifier's entries by map and key: the deliveries of one group in one entry and day
   // share their link (`groupLinkKey`), which is written once.
   const entriesOf = new Map<string, Map<string, EntryWrite>>();
-  const pointers = new PointerItems(pixelId);
-  for (const { entryId, acceptedAt, event } of deliveries) {
-    const writes = writesOf(entryId, event);
-    if (writes.length === 0) continue;
-    for (const write of writes) {
+  for (const { entryId, event } of deliveries) {
+    for (const write of writesOf(entryId, event)) {
       const list = entriesOf.get(write.identifier);
       if (list) list.set(`${write.map}${write.key}`, write);
       else entriesOf.set(write.identifier, new Map([[`${write.map}${write.key}`, write]]));
     }
-    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   const byIdentifier = new Map([...entriesOf].map(([identifier, writes]) => [identifier, [...writes.values()]]));
   const created = new Map<string, Record<string, unknown>>();
@@ -448,16 +425,8 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
   // Most identifiers of a storefront's batch are new (a visitor's browser, a first purchase's
   // email and order): one batched read tells them apart, so a new one costs a share of a batched
-  // put; an existing one's entries go straight to its last page. The read goes out with the
-  // pointers' write, which must only be stored before the entries they name (a crash in between
-  // leaves the pointers a later retraction needs).
-  const [, existing] = await settleAll([
-    batchWrite(
-      pointers.items().map((Item) => ({ PutRequest: { Item } })),
-      { concurrency: WRITE_CONCURRENCY },
-    ),
-    batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] }),
-  ]);
+  // put; an existing one's entries go straight to its last page.
+  const existing = await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] });
   const pagesOf = new Map<string, number>();
   for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
   const updates: Array<{ identifier: string; writes: EntryWrite[] }> = [];
@@ -506,37 +475,6 @@ function datedAttributes(pixelId: string, { order, version }: VersionedOrder): {
   return { d: { v: version, at: order.orderDate }, fd: new Set([orderJourneyKey(pixelId, order.orderId, Date.parse(order.orderDate)).SK]) };
 }
 
-/**
- * The (entry, day) pointer items of a set of stored deliveries. Each is put whole, in batched
- * puts: the drain projects an entry's stored deliveries all at once and the rebuild a page (an
- * entry's day) at once, so either writes every member the item should hold. It expires with its
- * event page. Besides a member per client delivery, `g` lists the link keys of the item's
- * deliveries with a server-assigned eventId (never taken back): a group link is shared by every
- * delivery of its group in the entry and day, so a retraction keeps it while one of them stands.
- * Only items with a client delivery are written (nothing else is ever taken back).
- */
-class PointerItems {
-  private readonly byKey = new Map<string, { item: Record<string, unknown>; serverLinks: Set<string>; clients: number }>();
-  constructor(private readonly pixelId: string) {}
-
-  add(entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
-    if (writes.length === 0) return;
-    const key = entryPointerKey(this.pixelId, entryId, dayOf(event.timestamp));
-    let pointer = this.byKey.get(key.PK);
-    if (!pointer) this.byKey.set(key.PK, (pointer = { item: { ...key, ttl: eventTtl(acceptedAt) }, serverLinks: new Set(), clients: 0 }));
-    if (event.eventIdSource === 'client') {
-      pointer.item[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
-      pointer.clients++;
-    } else {
-      for (const write of writes) if (write.map === 'l') pointer.serverLinks.add(write.key);
-    }
-  }
-
-  items(): Array<Record<string, unknown>> {
-    return [...this.byKey.values()].flatMap(({ item, serverLinks, clients }) => (clients === 0 ? [] : [serverLinks.size === 0 ? item : { ...item, g: [...serverLinks].sort() }]));
-  }
-}
-
 /** A new identifier's item holding its first entries. */
 function newJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[]): Record<string, unknown> {
   const maps: Record<'l' | 't', Record<string, string>> = { l: {}, t: {} };
@@ -547,69 +485,62 @@ function newJourneyItem(pixelId: string, identifier: string, writes: readonly En
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
 
-/** A delivery taken back: the identifiers its pointer named, and where that pointer is kept. */
+/** A delivery taken back: its entry, day and eventId, and the identifiers it wrote (their persons are resolved again). */
 export interface TakenBack {
   entryId: string;
   eventId: string;
   day: string;
   ids: string[];
-  /** True when the pointer is a pre-upgrade item of its own (`legacyPointerKey`), not a member of its entry's item. */
-  legacy: boolean;
 }
 
 /**
- * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
- * their pointer names (a member of their entry's pointer item, read one batched call for all).
- * A delivery's group link (`groupLinkKey`) is shared with the other deliveries of its group in
- * its entry and day: it is removed only when none of them stands, that is when the pointer item
- * names no other client delivery with the same identifiers (members are removed as their
- * deliveries are taken back; those of this call do not count) and no server-assigned one (`g`).
- * Returns the pointers read (their identifiers need their persons resolved again);
- * `deletePointers` removes them once that is done, so a crash before it is finished by the retry
- * (which decides the same: the members it reads are the same or fewer, never more).
+ * Takes back what deliveries that lost to an earlier delivery of their eventId wrote. What a
+ * delivery wrote is a function of its event (`writesOf`), and the event stays in its page, listed
+ * as superseded (P6 marks it before any projector runs, and the page is written before its entry's
+ * projectors ever ran): so the pages, read one batched call for all, say which identifiers to
+ * visit, and no pointer needs to be kept for it. Its touchpoint (and a pre-group-link delivery's
+ * own link, `ev:`) is removed; its group link (`groupLinkKey`), shared with the other deliveries
+ * of its group in its entry and day, only when none of them stands: no other delivery of the page
+ * with the same identifiers that is neither superseded nor taken back by this call. A retry, or a
+ * later run that lists the same delivery again, decides the same and removes what is gone already.
+ * Returns the deliveries taken back, with their identifiers.
  */
 export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<TakenBack[]> {
   if (deliveries.length === 0) return [];
-  const keys = new Map(deliveries.map(({ entryId, day }) => [entryPointerKey(pixelId, entryId, day).PK, entryPointerKey(pixelId, entryId, day)]));
+  const pageId = (entryId: string, day: string) => `${entryId}\u0000${day}`;
+  const keys = new Map(deliveries.map(({ entryId, day }) => [pageId(entryId, day), pageKey(pixelId, day, entryId)]));
   const now = new Date();
-  const items = new Map<string, Record<string, unknown>>();
+  const pages = new Map<string, { events: StoredEvent[]; superseded: ReadonlySet<string> }>();
   for (const item of await batchGet([...keys.values()], { concurrency: READ_CONCURRENCY })) {
-    if (!isExpired(item, now)) items.set(item.PK as string, item);
+    // A stub (its entry never projected, so none of its deliveries wrote anything) has no data.
+    if (item.data === undefined || isExpired(item, now)) continue;
+    const day = String(item.PK).split('#EV#')[1]!.slice(0, 10);
+    pages.set(pageId(item.SK as string, day), { events: decodeEvents(item.data as Uint8Array), superseded: (item.superseded as Set<string> | undefined) ?? new Set() });
   }
-  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${entryPointerKey(pixelId, entryId, day).PK}\u0000${pointerAttribute(eventId)}`));
-  const groupStands = (item: Record<string, unknown>, eventId: string, ids: readonly string[], link: string) => {
-    if (Array.isArray(item.g) && (item.g as string[]).includes(link)) return true;
-    const group = ids.join('\n');
-    return Object.entries(item).some(
-      ([name, value]) =>
-        name.startsWith('e:') && name !== pointerAttribute(eventId) && !leaving.has(`${item.PK as string}\u0000${name}`) && Array.isArray(value) && (value as string[]).join('\n') === group,
-    );
-  };
+  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${pageId(entryId, day)}\u0000${eventId}`));
   const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
-    const pointerItem = items.get(entryPointerKey(pixelId, entryId, day).PK);
-    let ids = pointerItem?.[pointerAttribute(eventId)] as string[] | undefined;
-    let legacy = false;
-    if (!ids) {
-      // A delivery projected before pointers were kept per entry has an item of its own.
-      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId), ConsistentRead: true }));
-      if (!Item) return undefined;
-      ids = Item.ids as string[];
-      legacy = true;
-    }
+    const page = pages.get(pageId(entryId, day));
+    // The first delivery of an eventId within an entry is the entry's (project-log-entries.ts).
+    const event = page?.events.find((candidate) => candidate.eventId === eventId);
+    if (!page || !event) return undefined;
+    const ids = [...new Set(writesOf(entryId, event).map((write) => write.identifier))].sort();
+    if (ids.length === 0) return undefined;
     const delivery = deliveryId(eventId, entryId);
-    // A pre-upgrade delivery's link is its own (`ev:`); a later one's is its group's.
     const link = ids.length >= 2 ? groupLinkKey(entryId, day, ids) : undefined;
-    const removeGroup = !legacy && pointerItem !== undefined && link !== undefined && !groupStands(pointerItem, eventId, ids, link);
+    const group = ids.join('\n');
+    const stands = (other: StoredEvent) =>
+      other.eventId !== eventId && !page.superseded.has(other.eventId) && !leaving.has(`${pageId(entryId, day)}\u0000${other.eventId}`) && [...eventIdentifiers(other)].sort().join('\n') === group;
+    const removeGroup = link !== undefined && !page.events.some(stands);
     for (const identifier of ids) {
       // The entries may be on any of the identifier's pages.
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
-      const pages = typeof base?.np === 'number' ? base.np : 0;
-      for (const page of [journeyKey(pixelId, identifier), ...Array.from({ length: pages }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
+      const pageCount = typeof base?.np === 'number' ? base.np : 0;
+      for (const key of [journeyKey(pixelId, identifier), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
         try {
           await documentClient.send(
             new UpdateCommand({
               TableName: tableName(),
-              Key: page,
+              Key: key,
               UpdateExpression: `REMOVE l.#l, t.#t${removeGroup ? ', l.#g' : ''}`,
               ConditionExpression: 'attribute_exists(l)',
               ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
@@ -620,45 +551,9 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
         }
       }
     }
-    return { entryId, eventId, day, ids, legacy };
+    return { entryId, eventId, day, ids };
   });
-  return found.filter((pointer) => pointer !== undefined);
-}
-
-/** Removes the pointers of deliveries taken back: their members of their entries' items (one UpdateItem per entry), or their pre-upgrade items. */
-export async function deletePointers(pixelId: string, pointers: readonly TakenBack[]): Promise<void> {
-  const members = new Map<string, { key: ItemKey; eventIds: string[] }>();
-  for (const { entryId, eventId, day, legacy } of pointers) {
-    if (legacy) continue;
-    const key = entryPointerKey(pixelId, entryId, day);
-    const item = members.get(key.PK);
-    if (item) item.eventIds.push(eventId);
-    else members.set(key.PK, { key, eventIds: [eventId] });
-  }
-  const removals = [...members.values()].flatMap(({ key, eventIds }) =>
-    Array.from({ length: Math.ceil(eventIds.length / POINTERS_PER_UPDATE) }, (_, i) => ({ key, eventIds: eventIds.slice(i * POINTERS_PER_UPDATE, (i + 1) * POINTERS_PER_UPDATE) })),
-  );
-  await Promise.all([
-    mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, eventIds }) =>
-      // Conditional, so a pointer item that expired meanwhile is not made again, empty and without a `ttl`.
-      fenced(() =>
-        documentClient.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: `REMOVE ${eventIds.map((_, i) => `#e${i}`).join(', ')}`,
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#e${i}`, pointerAttribute(eventId)])),
-          }),
-        ),
-      ),
-    ),
-    mapWithConcurrency(
-      pointers.filter(({ legacy }) => legacy),
-      WRITE_CONCURRENCY,
-      ({ entryId, eventId }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId) })),
-    ),
-  ]);
+  return found.filter((taken) => taken !== undefined);
 }
 
 /**
@@ -785,12 +680,10 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
     return item;
   };
   const people = new IdentityComponents();
-  const pointers = new PointerItems(pixelId);
-  for (const { entryId, acceptedAt, event } of deliveries) {
+  for (const { entryId, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
     if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
-    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
@@ -828,7 +721,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
   for (const [identifier, item] of orderSides) puts.push({ PutRequest: { Item: { ...orderSideKey(pixelId, identifier), ...item } } });
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
-  await batchWrite([...puts, ...pointers.items().map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite(puts, { concurrency: WRITE_CONCURRENCY });
 }
 
 /**

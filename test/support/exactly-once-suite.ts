@@ -233,8 +233,6 @@ async function snapshot(pixelId: string): Promise<unknown> {
         }
         // A journey item whose every entry was taken back reads as no item, as in a run that never wrote it.
         if (item.SK === 'JOURNEY' && copy.d === undefined && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
-        // An entry's delivery pointers whose every delivery was taken back name nothing: as no item (it expires).
-        if (String(item.PK).includes('#AJD#') && item.SK === 'ENTRY' && !Object.keys(copy).some((name) => name.startsWith('e:'))) return undefined;
         // A day's event facts whose every delivery was taken back read as no facts at all.
         if (copy.e !== null && typeof copy.e === 'object' && Object.keys(copy.e as object).length === 0) return undefined;
         return copy;
