@@ -389,7 +389,7 @@ async function withPages(pixelId: string, items: Array<Record<string, unknown>>)
 /** A stored delivery as the journeys projector sees it: the event, its log entry, and when that entry was accepted. */
 export interface JourneyDelivery {
   entryId: string;
-  /** When the entry was accepted (its pointer item expires with its stored events); the event's `receivedAt` when not given. */
+  /** When the entry was accepted; the event's `receivedAt` when not given. */
   acceptedAt?: string;
   event: StoredEvent;
 }
@@ -404,9 +404,9 @@ export interface AppliedEvents {
 }
 
 /**
- * Projector step for stored events (P6's winners of a batch), keyed by the delivery's entry. A
- * client eventId's delivery records its pointer (in its entry's pointer item) before its entries,
- * so a crash in between leaves what `retractDeliveries` needs.
+ * Projector step for stored events (P6's winners of a batch), keyed by the delivery's entry. Their
+ * pages are stored before any projector runs, so what a delivery wrote can always be taken back
+ * (`retractDeliveries`).
  */
 export async function applyJourneyEvents(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<AppliedEvents> {
   // Each identifier's entries by map and key: the deliveries of one group in one entry and day
