@@ -1,5 +1,5 @@
 import type { ProjectedEntry, Projector } from '../pipeline/projector';
-import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers, forgetOrderDates, resolvePersons, retractDeliveries, writeInitialJourneys, type JourneyDelivery } from '../store/journey-repository';
+import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, forgetOrderDates, resolvePersons, retractDeliveries, writeInitialJourneys, type JourneyDelivery } from '../store/journey-repository';
 
 /**
  * Keeps the identity graph, every identifier's touchpoints, each order's date and each order's
@@ -7,9 +7,9 @@ import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers
  * an earlier one are taken back before the batch's winners are written, so a winner of the same
  * eventId is (re)written after. Then the orders the batch can change, in the persons of every
  * identifier it touched, have their journeys filed again (`resolvePersons`: the orders in 90 days
- * after its touchpoints, its own orders, every order of a person it merged or split), and only
- * then are the taken-back deliveries' pointers removed: a crash before that leaves the retry what
- * it needs to resolve the same identifiers.
+ * after its touchpoints, its own orders, every order of a person it merged or split). A retry
+ * takes the same deliveries back again (what each wrote is read from its event page, which keeps
+ * it), so it resolves the same identifiers.
  *
  * Orders are linked to their customer's identifiers only from batches without events: the order
  * import and the rebuild. An order made by purchase events is linked by those events themselves
@@ -19,7 +19,7 @@ import { applyJourneyEvents, applyJourneyOrders, applyOrderDates, deletePointers
 export const journeyProjector: Projector = {
   name: 'attribution-journeys',
   async project({ pixelId, entries, orders, deletedOrders = [] }) {
-    const pointers = await retractDeliveries(pixelId, entries.flatMap((entry) => entry.superseded));
+    const takenBack = await retractDeliveries(pixelId, entries.flatMap((entry) => entry.superseded));
     const touched = new Set<string>();
     const fromEvents = await applyJourneyEvents(pixelId, deliveriesOf(entries), orders);
     for (const identifier of fromEvents.touched) touched.add(identifier);
@@ -28,12 +28,11 @@ export const journeyProjector: Projector = {
     for (const identifier of await forgetOrderDates(pixelId, deletedOrders)) touched.add(identifier);
     await resolvePersons(pixelId, {
       touched,
-      split: pointers.flatMap((pointer) => pointer.ids),
+      split: takenBack.flatMap((delivery) => delivery.ids),
       entryIds: new Set(entries.map((entry) => entry.entryId)),
       orderIds: new Set([...orders.map(({ order }) => order.orderId), ...deletedOrders.map(({ orderId }) => orderId)]),
       known: fromEvents.created,
     });
-    await deletePointers(pixelId, pointers);
   },
   // Seeding stands for an import of the orders plus the consumer's entries: the orders are linked.
   seedInitial: ({ pixelId, entries, orders }) =>

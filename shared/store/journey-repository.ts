@@ -1,53 +1,50 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
 import { classifyTouchpoint, type Touchpoint } from '../attribution/touchpoints';
 import { mapWithConcurrency } from '../map-with-concurrency';
-import { settleAll } from '../settle-all';
 import type { Order } from '../orders/order';
 import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
-import { logPartition } from './log-repository';
+import { decodeEvents, logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
 import { isConditionFailure } from './condition-failure';
-import { dayOf } from './event-repository';
-import { eventTtl, isExpired } from './retention';
+import { dayOf, pageKey } from './event-repository';
+import { isExpired } from './retention';
 
 /**
  * The read models of POST /db-mgmt/api/query-attribution: the identity graph, each identifier's
  * touchpoints and each order's journey, kept by the `attribution-journeys` projector.
  *
- * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, with two maps:
+ * One item per identifier, `PIXEL#<p>#AJ#<identifier>` / `JOURNEY`, written by events only, with two maps:
  * - `l` (links): identifiers seen together with this one: `eg:<entryId>#<day>#<digest>` (one
  *   group of identifiers on events of that log entry and UTC day, `groupLinkKey`) → JSON list: in
  *   the item of the group's hub (its anonymous id, else its least identifier), the group's other
- *   identifiers; in the others' items, the hub; `or:<orderId>` → `{ v, ids }`, an imported order's
- *   identifiers (with the order store's version, never replaced by an older one). Before group
- *   links, each delivery had its own, `ev:<eventId>@<entryId>`: still read, and taken back with
- *   its delivery;
+ *   identifiers; in the others' items, the hub. Before group links, each delivery had its own,
+ *   `ev:<eventId>@<entryId>`: still read, and taken back with its delivery. (An imported order's
+ *   link, `or:<orderId>` → `{ v, ids }`, is on the order side, `orderSideKey`; items written
+ *   before it keep theirs here, still read;)
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
- * and the delivery pointers of each log entry's day, `PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
- * `ENTRY`: `e:<eventId>` → the identifiers each client delivery of that entry and day wrote, and
- * `g`, the group links of its server-assigned deliveries, so a delivery that later loses to an
- * earlier one (P6's `superseded`, which names the entry and day) is taken back exactly (its group
- * link only once no other delivery of the group stands); one item per entry and day (as its event page), put whole in batched puts,
- * with the page's `ttl`. Before this layout each delivery had an item of its own,
- * `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER` { ids }: still read when a delivery's entry
- * pointer does not name it (projected before the upgrade), and deleted once it is taken back.
+ * No pointer is kept for a delivery: one that later loses to an earlier one (P6's `superseded`,
+ * which names its entry and day) is taken back from what its event, kept in its page, wrote
+ * (`retractDeliveries`). Pointer items of earlier layouts (`PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
+ * `ENTRY`, `PIXEL#<p>#AJD#<eventId>#<entryId>` / `POINTER`) are no longer read.
  *
  * An identifier's entries past `ITEM_ENTRY_BYTES` go to its pages, `JOURNEY#1`, `JOURNEY#2`…
  * (`np` on the item counts them, `sz` on each counts the bytes written to it): the identifier's
  * maps are the union of its item's and its pages'.
  *
- * An order's `o:` item also carries its date `d` ({ v, at }, the order store's version and order
- * date, never replaced by an older version) and `fd`, the day items its journey is filed under.
+ * An order's date `d` ({ v, at }, the order store's version and order date, never replaced by an
+ * older version) and `fd`, the day items its journey is filed under, are on its `o:` order side,
+ * or on its `o:` item when a purchase created that item (a read takes the newer date and both
+ * filings, `mergeSides`).
  *
  * Each order's journey, filed by its UTC order day in the pixel's own journey partition:
  * `PIXEL#<p>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (the order id's hash picks one of 16 items), map
@@ -70,9 +67,9 @@ import { eventTtl, isExpired } from './retention';
  * SET (a duplicate rewrites the same value), so the state depends only on which deliveries won.
  */
 const JOURNEY_SK = 'JOURNEY';
-const POINTER_SK = 'POINTER';
-const ENTRY_POINTER_SK = 'ENTRY';
 const GENERATION_SK = 'GENERATION';
+/** An identifier's order side (`orderSideKey`): what orders say about it, kept apart from what its events say. */
+const ORDER_SK = 'ORDER';
 /** Order journeys of one UTC day are spread over this many items, so a busy day stays far below DynamoDB's 400 KB. */
 const DAY_SHARDS = 16;
 /** A journey kept with its order reaches back as far as the longest window a query may ask for. */
@@ -89,6 +86,18 @@ const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
 
 export const journeyKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: JOURNEY_SK });
+/**
+ * An identifier's order side, `ORDER` beside its `JOURNEY` item: an imported order's links
+ * (`or:<orderId>` → { v, ids }, top-level attributes) and, on an `o:` identifier, its order's
+ * date `d` and filings `fd`. Orders (the import, the order store's versions) write only here and
+ * events only the `JOURNEY` item and its pages, so the drain can create a new identifier's
+ * `JOURNEY` item with a blind batched put: nothing else writes it. Before this split the order
+ * side was kept on the `JOURNEY` item itself: still read there (`mergeSides`), and taken back
+ * there (a date, a filing) when the order changes.
+ */
+export const orderSideKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: ORDER_SK });
+/** Browser identifiers are on events only (an order's customer has user ids, email and phone hashes): they never have an order side. */
+const hasOrderSide = (identifier: string) => !identifier.startsWith('a:') && !identifier.startsWith('f:');
 /**
  * The pixel's own journey partition (no identifier is empty, so it is no identifier's): the
  * counter of person resolutions and the order journeys by order day.
@@ -110,18 +119,6 @@ const ownJourneyKey = (pixelId: string, orderId: string, at: number): ItemKey =>
 /** Where a journey is filed first: its day's shard, or its own item when larger than `INLINE_JOURNEY_BYTES`. */
 const journeyItemKey = (pixelId: string, orderId: string, at: number, rows: string): ItemKey =>
   Buffer.byteLength(rows) > INLINE_JOURNEY_BYTES ? ownJourneyKey(pixelId, orderId, at) : orderJourneyKey(pixelId, orderId, at);
-/**
- * The delivery pointers of one entry's events of one UTC day (as its event page, event-repository.ts):
- * `e:<eventId>` → the identifiers that delivery wrote, for each client eventId stored there. The
- * drain and the rebuild both project a page's deliveries whole, so the item is written whole.
- */
-const entryPointerKey = (pixelId: string, entryId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${entryId}#${day}`, SK: ENTRY_POINTER_SK });
-const pointerAttribute = (eventId: string) => `e:${eventId}`;
-/** One delivery's pointer item, as written before pointers were kept per entry: still read for a delivery projected then. */
-const legacyPointerKey = (pixelId: string, eventId: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJD#${eventId}#${entryId}`, SK: POINTER_SK });
-/** Pointer members removed by one UpdateItem: its expression stays far below DynamoDB's 4 KB. */
-const POINTERS_PER_UPDATE = 100;
-
 /** Every identifier of an event, in a fixed order: the anonymous id first, the order id last. */
 export function eventIdentifiers(event: Pick<StoredEvent, 'user' | 'click' | 'data'>): string[] {
   const ids = [
@@ -308,6 +305,61 @@ function nextPage(base: ItemKey, from: number) {
   );
 }
 
+/**
+ * Each identifier's journey as one item: its `JOURNEY` item (with its pages), or the one the
+ * caller knows (`known`, as written), and its order side (`mergeSides`), one batched read for all.
+ * An identifier with neither has no item.
+ */
+async function readIdentifiers(pixelId: string, identifiers: readonly string[], known?: ReadonlyMap<string, Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const keys = identifiers.flatMap((identifier) => [
+    ...(known?.has(identifier) ? [] : [journeyKey(pixelId, identifier)]),
+    ...(hasOrderSide(identifier) ? [orderSideKey(pixelId, identifier)] : []),
+  ]);
+  const read = keys.length === 0 ? [] : await batchGet(keys, { concurrency: READ_CONCURRENCY });
+  const journeys = new Map<string, Record<string, unknown>>();
+  const orderSides = new Map<string, Record<string, unknown>>();
+  for (const item of read) (item.SK === ORDER_SK ? orderSides : journeys).set(item.PK as string, item);
+  for (const item of await withPages(pixelId, [...journeys.values()])) journeys.set(item.PK as string, item);
+  return identifiers.flatMap((identifier) => {
+    const { PK } = journeyKey(pixelId, identifier);
+    const journey = known?.get(identifier) ?? journeys.get(PK);
+    const orderSide = orderSides.get(PK);
+    return journey || orderSide ? [mergeSides(PK, journey, orderSide)] : [];
+  });
+}
+
+/**
+ * Where a merged `o:` item keeps the filings recorded on its `JOURNEY` item (a purchase's new
+ * item, or one written before the order side), so a move takes them out there too.
+ */
+const LEGACY_FD = '\u0000fd';
+
+/**
+ * An identifier's `JOURNEY` item with its order side's facts added: the imported orders' links
+ * in `l` (of two versions of one order's link, the newer), the order date of the newer version
+ * (`d`), the filings of both (`fd`). Items written before the order side keep these on the
+ * `JOURNEY` item itself, and a purchase's new `o:` item is written with its date: both are read,
+ * so no rebuild is needed.
+ */
+function mergeSides(PK: string, journey: Record<string, unknown> | undefined, orderSide: Record<string, unknown> | undefined): Record<string, unknown> {
+  const item: Record<string, unknown> = journey ?? { PK, SK: JOURNEY_SK, l: {}, t: {} };
+  if (!orderSide) {
+    if (item.fd instanceof Set) return { ...item, [LEGACY_FD]: item.fd };
+    return item;
+  }
+  const l = { ...((item.l ?? {}) as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(orderSide)) {
+    if (!name.startsWith('or:')) continue;
+    const held = l[name] as { v: number } | undefined;
+    if (!held || held.v <= (value as { v: number }).v) l[name] = value;
+  }
+  const dates = [item.d, orderSide.d].filter((date): date is OrderDate => date !== undefined);
+  const d = dates.length === 0 ? undefined : dates.reduce((newer, date) => (date.v > newer.v ? date : newer));
+  const fd = new Set([...((item.fd as Set<string> | undefined) ?? []), ...((orderSide.fd as Set<string> | undefined) ?? [])]);
+  // The newer date's filing is where the journey is; the other's, if any, is taken out as after a move.
+  return { ...item, l, ...(d ? { d } : {}), ...(fd.size > 0 ? { fd } : {}), [LEGACY_FD]: (item.fd as Set<string> | undefined) ?? new Set() };
+}
+
 /** Journey items as read, each with its pages' entries merged into its maps (`np` pages). */
 async function withPages(pixelId: string, items: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
   const keys = items.flatMap((item) => {
@@ -337,7 +389,7 @@ async function withPages(pixelId: string, items: Array<Record<string, unknown>>)
 /** A stored delivery as the journeys projector sees it: the event, its log entry, and when that entry was accepted. */
 export interface JourneyDelivery {
   entryId: string;
-  /** When the entry was accepted (its pointer item expires with its stored events); the event's `receivedAt` when not given. */
+  /** When the entry was accepted; the event's `receivedAt` when not given. */
   acceptedAt?: string;
   event: StoredEvent;
 }
@@ -345,79 +397,61 @@ export interface JourneyDelivery {
 /** What `applyJourneyEvents` wrote: the identifiers it touched, and the items it created whole (their content is known). */
 export interface AppliedEvents {
   touched: Set<string>;
-  /** New browser identifiers' items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
+  /** New identifiers' `JOURNEY` items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
   created: Map<string, Record<string, unknown>>;
-  /** Orders whose `o:` item this step created with their date (`applyOrderDates` need not write it again). */
+  /** Orders whose new `o:` item this step wrote with their date (`applyOrderDates` need not write it again). */
   dated: Set<string>;
 }
 
 /**
- * Projector step for stored events (P6's winners of a batch), keyed by the delivery's entry. A
- * client eventId's delivery records its pointer (in its entry's pointer item) before its entries,
- * so a crash in between leaves what `retractDeliveries` needs.
+ * Projector step for stored events (P6's winners of a batch), keyed by the delivery's entry. Their
+ * pages are stored before any projector runs, so what a delivery wrote can always be taken back
+ * (`retractDeliveries`).
  */
 export async function applyJourneyEvents(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<AppliedEvents> {
   // Each identifier's entries by map and key: the deliveries of one group in one entry and day
   // share their link (`groupLinkKey`), which is written once.
   const entriesOf = new Map<string, Map<string, EntryWrite>>();
-  const pointers = new PointerItems(pixelId);
-  for (const { entryId, acceptedAt, event } of deliveries) {
-    const writes = writesOf(entryId, event);
-    if (writes.length === 0) continue;
-    for (const write of writes) {
+  for (const { entryId, event } of deliveries) {
+    for (const write of writesOf(entryId, event)) {
       const list = entriesOf.get(write.identifier);
       if (list) list.set(`${write.map}${write.key}`, write);
       else entriesOf.set(write.identifier, new Map([[`${write.map}${write.key}`, write]]));
     }
-    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   const byIdentifier = new Map([...entriesOf].map(([identifier, writes]) => [identifier, [...writes.values()]]));
   const created = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
   if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
-  // Most identifiers of a storefront's batch are new (a visitor's browser): one batched read tells
-  // them apart, so a new one costs one PutItem, not a refused update, a read, a put and the update
-  // again; an existing one's entries go straight to its last page. The read goes out with the
-  // pointers' write, which must only be stored before the entries they name (a crash in between
-  // leaves the pointers a later retraction needs).
-  const [, existing] = await settleAll([
-    batchWrite(
-      pointers.items().map((Item) => ({ PutRequest: { Item } })),
-      { concurrency: WRITE_CONCURRENCY },
-    ),
-    batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] }),
-  ]);
+  // Most identifiers of a storefront's batch are new (a visitor's browser, a first purchase's
+  // email and order): one batched read tells them apart, so a new one costs a share of a batched
+  // put; an existing one's entries go straight to its last page.
+  const existing = await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] });
   const pagesOf = new Map<string, number>();
   for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
-  const operations: Array<{ identifier: string; writes: EntryWrite[]; create: boolean }> = [];
-  const browserItems: WriteRequest[] = [];
-  for (const [identifier, writes] of byIdentifier) {
-    const fresh = !pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES;
-    // A browser's identifiers (`a:`, `f:`) are written by this step alone (orders carry neither),
-    // and one pixel's entries are projected one at a time: nothing else can create or change one
-    // between the read above and this write, so new ones go in batched puts, 25 a call, and the
-    // resolution takes them as written. (A rebuild beside the drain replays stored deliveries,
-    // which write the same entries again.)
-    if (fresh && (identifier.startsWith('a:') || identifier.startsWith('f:'))) {
-      const item = newJourneyItem(pixelId, identifier, writes);
-      browserItems.push({ PutRequest: { Item: item } });
-      created.set(identifier, item);
-    } else if (fresh) operations.push({ identifier, writes, create: true });
-    else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) operations.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE), create: false });
-  }
-  // A purchase's new `o:` item is created with its order's date (and the day item its journey is
-  // about to be filed under), as `applyOrderDates` would write them: one write instead of three.
+  const updates: Array<{ identifier: string; writes: EntryWrite[] }> = [];
+  const newItems: WriteRequest[] = [];
   const latest = latestVersions(orders);
-  await Promise.all([
-    batchWrite(browserItems, { concurrency: 2 }),
-    mapWithConcurrency(operations, WRITE_CONCURRENCY, async ({ identifier, writes, create }) => {
+  for (const [identifier, writes] of byIdentifier) {
+    // An identifier's `JOURNEY` item is written by this step alone (orders write its order side,
+    // `orderSideKey`), and one pixel's entries are projected one at a time: nothing else can
+    // create or change one between the read above and this write, so new ones go in batched
+    // puts, 25 a call, and the resolution takes them as written. (A rebuild beside the drain
+    // replays stored deliveries, which write the same entries again.)
+    if (!pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES) {
+      // A purchase's new `o:` item takes its order's date (and the day item its journey is about
+      // to be filed under) as `applyOrderDates` would write them on the order side: one write
+      // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
       const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
-      if (create && (await createJourneyItem(pixelId, identifier, writes, order && datedAttributes(pixelId, order)))) {
-        if (order) dated.add(order.order.orderId);
-        return;
-      }
-      for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) await setEntries(pixelId, identifier, writes.slice(i, i + ENTRIES_PER_UPDATE), pagesOf.get(identifier) ?? 0);
-    }),
+      const item = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
+      if (order) dated.add(order.order.orderId);
+      newItems.push({ PutRequest: { Item: item } });
+      created.set(identifier, item);
+    } else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
+  }
+  await Promise.all([
+    batchWrite(newItems, { concurrency: WRITE_CONCURRENCY }),
+    mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes, pagesOf.get(identifier) ?? 0)),
   ]);
   return { touched: new Set(byIdentifier.keys()), created, dated };
 }
@@ -433,43 +467,12 @@ function latestVersions(orders: readonly VersionedOrder[]): Map<string, Versione
 }
 
 /**
- * An order's date on its `o:` item, and the day item its journey is filed under unless it is
+ * An order's date on its `o:` order side, and the day item its journey is filed under unless it is
  * large (`journeyItemKey`), recorded with it: `fileUnder` records a key first anyway, and a key
  * recorded here that the filing does not use is taken out by the same resolution, as after a move.
  */
 function datedAttributes(pixelId: string, { order, version }: VersionedOrder): { d: OrderDate; fd: Set<string> } {
   return { d: { v: version, at: order.orderDate }, fd: new Set([orderJourneyKey(pixelId, order.orderId, Date.parse(order.orderDate)).SK]) };
-}
-
-/**
- * The (entry, day) pointer items of a set of stored deliveries. Each is put whole, in batched
- * puts: the drain projects an entry's stored deliveries all at once and the rebuild a page (an
- * entry's day) at once, so either writes every member the item should hold. It expires with its
- * event page. Besides a member per client delivery, `g` lists the link keys of the item's
- * deliveries with a server-assigned eventId (never taken back): a group link is shared by every
- * delivery of its group in the entry and day, so a retraction keeps it while one of them stands.
- * Only items with a client delivery are written (nothing else is ever taken back).
- */
-class PointerItems {
-  private readonly byKey = new Map<string, { item: Record<string, unknown>; serverLinks: Set<string>; clients: number }>();
-  constructor(private readonly pixelId: string) {}
-
-  add(entryId: string, acceptedAt: string, event: StoredEvent, writes: readonly EntryWrite[]): void {
-    if (writes.length === 0) return;
-    const key = entryPointerKey(this.pixelId, entryId, dayOf(event.timestamp));
-    let pointer = this.byKey.get(key.PK);
-    if (!pointer) this.byKey.set(key.PK, (pointer = { item: { ...key, ttl: eventTtl(acceptedAt) }, serverLinks: new Set(), clients: 0 }));
-    if (event.eventIdSource === 'client') {
-      pointer.item[pointerAttribute(event.eventId)] = [...new Set(writes.map((write) => write.identifier))].sort();
-      pointer.clients++;
-    } else {
-      for (const write of writes) if (write.map === 'l') pointer.serverLinks.add(write.key);
-    }
-  }
-
-  items(): Array<Record<string, unknown>> {
-    return [...this.byKey.values()].flatMap(({ item, serverLinks, clients }) => (clients === 0 ? [] : [serverLinks.size === 0 ? item : { ...item, g: [...serverLinks].sort() }]));
-  }
 }
 
 /** A new identifier's item holding its first entries. */
@@ -482,80 +485,62 @@ function newJourneyItem(pixelId: string, identifier: string, writes: readonly En
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
 
-/** Creates a new identifier's item with its entries, in one write; false when it exists already (a concurrent writer, a retry). */
-async function createJourneyItem(pixelId: string, identifier: string, writes: readonly EntryWrite[], extra: Record<string, unknown> = {}): Promise<boolean> {
-  try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...newJourneyItem(pixelId, identifier, writes), ...extra }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return false;
-  }
-}
-
-/** A delivery taken back: the identifiers its pointer named, and where that pointer is kept. */
+/** A delivery taken back: its entry, day and eventId, and the identifiers it wrote (their persons are resolved again). */
 export interface TakenBack {
   entryId: string;
   eventId: string;
   day: string;
   ids: string[];
-  /** True when the pointer is a pre-upgrade item of its own (`legacyPointerKey`), not a member of its entry's item. */
-  legacy: boolean;
 }
 
 /**
- * Takes back what deliveries that lost to an earlier delivery of their eventId wrote: the entries
- * their pointer names (a member of their entry's pointer item, read one batched call for all).
- * A delivery's group link (`groupLinkKey`) is shared with the other deliveries of its group in
- * its entry and day: it is removed only when none of them stands, that is when the pointer item
- * names no other client delivery with the same identifiers (members are removed as their
- * deliveries are taken back; those of this call do not count) and no server-assigned one (`g`).
- * Returns the pointers read (their identifiers need their persons resolved again);
- * `deletePointers` removes them once that is done, so a crash before it is finished by the retry
- * (which decides the same: the members it reads are the same or fewer, never more).
+ * Takes back what deliveries that lost to an earlier delivery of their eventId wrote. What a
+ * delivery wrote is a function of its event (`writesOf`), and the event stays in its page, listed
+ * as superseded (P6 marks it before any projector runs, and the page is written before its entry's
+ * projectors ever ran): so the pages, read one batched call for all, say which identifiers to
+ * visit, and no pointer needs to be kept for it. Its touchpoint (and a pre-group-link delivery's
+ * own link, `ev:`) is removed; its group link (`groupLinkKey`), shared with the other deliveries
+ * of its group in its entry and day, only when none of them stands: no other delivery of the page
+ * with the same identifiers that is neither superseded nor taken back by this call. A retry, or a
+ * later run that lists the same delivery again, decides the same and removes what is gone already.
+ * Returns the deliveries taken back, with their identifiers.
  */
 export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<TakenBack[]> {
   if (deliveries.length === 0) return [];
-  const keys = new Map(deliveries.map(({ entryId, day }) => [entryPointerKey(pixelId, entryId, day).PK, entryPointerKey(pixelId, entryId, day)]));
+  const pageId = (entryId: string, day: string) => `${entryId}\u0000${day}`;
+  const keys = new Map(deliveries.map(({ entryId, day }) => [pageId(entryId, day), pageKey(pixelId, day, entryId)]));
   const now = new Date();
-  const items = new Map<string, Record<string, unknown>>();
+  const pages = new Map<string, { events: StoredEvent[]; superseded: ReadonlySet<string> }>();
   for (const item of await batchGet([...keys.values()], { concurrency: READ_CONCURRENCY })) {
-    if (!isExpired(item, now)) items.set(item.PK as string, item);
+    // A stub (its entry never projected, so none of its deliveries wrote anything) has no data.
+    if (item.data === undefined || isExpired(item, now)) continue;
+    const day = String(item.PK).split('#EV#')[1]!.slice(0, 10);
+    pages.set(pageId(item.SK as string, day), { events: decodeEvents(item.data as Uint8Array), superseded: (item.superseded as Set<string> | undefined) ?? new Set() });
   }
-  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${entryPointerKey(pixelId, entryId, day).PK}\u0000${pointerAttribute(eventId)}`));
-  const groupStands = (item: Record<string, unknown>, eventId: string, ids: readonly string[], link: string) => {
-    if (Array.isArray(item.g) && (item.g as string[]).includes(link)) return true;
-    const group = ids.join('\n');
-    return Object.entries(item).some(
-      ([name, value]) =>
-        name.startsWith('e:') && name !== pointerAttribute(eventId) && !leaving.has(`${item.PK as string}\u0000${name}`) && Array.isArray(value) && (value as string[]).join('\n') === group,
-    );
-  };
+  const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${pageId(entryId, day)}\u0000${eventId}`));
   const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
-    const pointerItem = items.get(entryPointerKey(pixelId, entryId, day).PK);
-    let ids = pointerItem?.[pointerAttribute(eventId)] as string[] | undefined;
-    let legacy = false;
-    if (!ids) {
-      // A delivery projected before pointers were kept per entry has an item of its own.
-      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId), ConsistentRead: true }));
-      if (!Item) return undefined;
-      ids = Item.ids as string[];
-      legacy = true;
-    }
+    const page = pages.get(pageId(entryId, day));
+    // The first delivery of an eventId within an entry is the entry's (project-log-entries.ts).
+    const event = page?.events.find((candidate) => candidate.eventId === eventId);
+    if (!page || !event) return undefined;
+    const ids = [...new Set(writesOf(entryId, event).map((write) => write.identifier))].sort();
+    if (ids.length === 0) return undefined;
     const delivery = deliveryId(eventId, entryId);
-    // A pre-upgrade delivery's link is its own (`ev:`); a later one's is its group's.
     const link = ids.length >= 2 ? groupLinkKey(entryId, day, ids) : undefined;
-    const removeGroup = !legacy && pointerItem !== undefined && link !== undefined && !groupStands(pointerItem, eventId, ids, link);
+    const group = ids.join('\n');
+    const stands = (other: StoredEvent) =>
+      other.eventId !== eventId && !page.superseded.has(other.eventId) && !leaving.has(`${pageId(entryId, day)}\u0000${other.eventId}`) && [...eventIdentifiers(other)].sort().join('\n') === group;
+    const removeGroup = link !== undefined && !page.events.some(stands);
     for (const identifier of ids) {
       // The entries may be on any of the identifier's pages.
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
-      const pages = typeof base?.np === 'number' ? base.np : 0;
-      for (const page of [journeyKey(pixelId, identifier), ...Array.from({ length: pages }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
+      const pageCount = typeof base?.np === 'number' ? base.np : 0;
+      for (const key of [journeyKey(pixelId, identifier), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
         try {
           await documentClient.send(
             new UpdateCommand({
               TableName: tableName(),
-              Key: page,
+              Key: key,
               UpdateExpression: `REMOVE l.#l, t.#t${removeGroup ? ', l.#g' : ''}`,
               ConditionExpression: 'attribute_exists(l)',
               ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
@@ -566,51 +551,15 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
         }
       }
     }
-    return { entryId, eventId, day, ids, legacy };
+    return { entryId, eventId, day, ids };
   });
-  return found.filter((pointer) => pointer !== undefined);
-}
-
-/** Removes the pointers of deliveries taken back: their members of their entries' items (one UpdateItem per entry), or their pre-upgrade items. */
-export async function deletePointers(pixelId: string, pointers: readonly TakenBack[]): Promise<void> {
-  const members = new Map<string, { key: ItemKey; eventIds: string[] }>();
-  for (const { entryId, eventId, day, legacy } of pointers) {
-    if (legacy) continue;
-    const key = entryPointerKey(pixelId, entryId, day);
-    const item = members.get(key.PK);
-    if (item) item.eventIds.push(eventId);
-    else members.set(key.PK, { key, eventIds: [eventId] });
-  }
-  const removals = [...members.values()].flatMap(({ key, eventIds }) =>
-    Array.from({ length: Math.ceil(eventIds.length / POINTERS_PER_UPDATE) }, (_, i) => ({ key, eventIds: eventIds.slice(i * POINTERS_PER_UPDATE, (i + 1) * POINTERS_PER_UPDATE) })),
-  );
-  await Promise.all([
-    mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, eventIds }) =>
-      // Conditional, so a pointer item that expired meanwhile is not made again, empty and without a `ttl`.
-      fenced(() =>
-        documentClient.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: `REMOVE ${eventIds.map((_, i) => `#e${i}`).join(', ')}`,
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: Object.fromEntries(eventIds.map((eventId, i) => [`#e${i}`, pointerAttribute(eventId)])),
-          }),
-        ),
-      ),
-    ),
-    mapWithConcurrency(
-      pointers.filter(({ legacy }) => legacy),
-      WRITE_CONCURRENCY,
-      ({ entryId, eventId }) => documentClient.send(new DeleteCommand({ TableName: tableName(), Key: legacyPointerKey(pixelId, eventId, entryId) })),
-    ),
-  ]);
+  return found.filter((taken) => taken !== undefined);
 }
 
 /**
- * Projector step for orders: links an order's id to its customer's identifiers in each of their
- * items, unless an item holds a newer version of the order's link. An order's identifiers only
- * grow (merge-order.ts), so a newer version's links cover an older one's.
+ * Projector step for orders: links an order's id to its customer's identifiers on each of their
+ * order sides (`orderSideKey`), unless one holds a newer version of the order's link. An order's
+ * identifiers only grow (merge-order.ts), so a newer version's links cover an older one's.
  */
 export async function applyJourneyOrders(pixelId: string, orders: readonly VersionedOrder[]): Promise<Set<string>> {
   const latest = latestVersions(orders);
@@ -620,30 +569,21 @@ export async function applyJourneyOrders(pixelId: string, orders: readonly Versi
     if (ids.length < 2) return [];
     return ids.map((identifier) => ({ identifier, orderId: order.orderId, value: { v: version, ids: JSON.stringify(ids) } }));
   });
-  await mapWithConcurrency(writes, WRITE_CONCURRENCY, async ({ identifier, orderId, value }) => {
-    const update = () =>
+  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ identifier, orderId, value }) =>
+    // A top-level attribute needs no map to exist first: one call creates the order side or adds to it.
+    fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: journeyKey(pixelId, identifier),
-          UpdateExpression: 'SET l.#k = :value',
-          ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(l.#k) OR l.#k.v <= :v)',
+          Key: orderSideKey(pixelId, identifier),
+          UpdateExpression: 'SET #k = :value',
+          ConditionExpression: 'attribute_not_exists(#k) OR #k.v <= :v',
           ExpressionAttributeNames: { '#k': `or:${orderId}` },
           ExpressionAttributeValues: { ':value': value, ':v': value.v },
         }),
-      );
-    try {
-      await update();
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await ensureJourneyItem(journeyKey(pixelId, identifier));
-      try {
-        await update();
-      } catch (again) {
-        if (!isConditionFailure(again)) throw again;
-      }
-    }
-  });
+      ),
+    ),
+  );
   // A write refused for an older version still names identifiers whose person may have changed.
   return new Set(writes.map(({ identifier }) => identifier));
 }
@@ -656,52 +596,42 @@ interface OrderDate {
 
 /**
  * Projector step for every order a batch touched (events, import, rebuild): records its date on
- * its `o:` item, so the resolution files its journey under the right day. Returns the identifiers
- * written (a date that moved needs its journey filed again).
+ * its `o:` order side, so the resolution files its journey under the right day. Returns the
+ * identifiers written (a date that moved needs its journey filed again).
  */
 export async function applyOrderDates(pixelId: string, orders: readonly VersionedOrder[], dated: ReadonlySet<string> = new Set()): Promise<Set<string>> {
   const latest = latestVersions(orders);
-  const undated = [...latest.values()].filter(({ order }) => !dated.has(order.orderId));
-  await mapWithConcurrency(undated, WRITE_CONCURRENCY, async (entry) => {
-    const key = journeyKey(pixelId, `o:${entry.order.orderId}`);
+  await mapWithConcurrency([...latest.values()].filter(({ order }) => !dated.has(order.orderId)), WRITE_CONCURRENCY, (entry) => {
     const { d, fd } = datedAttributes(pixelId, entry);
-    const update = () =>
+    return fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: key,
+          Key: orderSideKey(pixelId, `o:${entry.order.orderId}`),
           UpdateExpression: 'SET d = :d ADD fd :fd',
-          ConditionExpression: 'attribute_exists(l) AND (attribute_not_exists(d) OR d.v <= :v)',
+          ConditionExpression: 'attribute_not_exists(d) OR d.v <= :v',
           ExpressionAttributeValues: { ':d': d, ':fd': fd, ':v': d.v },
         }),
-      );
-    try {
-      await update();
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await ensureJourneyItem(key);
-      try {
-        await update();
-      } catch (again) {
-        if (!isConditionFailure(again)) throw again;
-      }
-    }
+      ),
+    );
   });
   return new Set([...latest.keys()].map((orderId) => `o:${orderId}`));
 }
 
 /**
  * Projector step for orders whose statements were all taken back: forgets their date (unless a
- * newer version of the order stored one since), so the resolution takes their journeys back.
+ * newer version of the order stored one since), on the order side and where items written before
+ * the order side kept it, on the `JOURNEY` item, so the resolution takes their journeys back.
  * Returns their `o:` identifiers.
  */
 export async function forgetOrderDates(pixelId: string, deleted: ReadonlyArray<{ orderId: string; version: number }>): Promise<Set<string>> {
-  await mapWithConcurrency(deleted, WRITE_CONCURRENCY, ({ orderId, version }) =>
+  const removals = deleted.flatMap(({ orderId, version }) => [orderSideKey, journeyKey].map((keyOf) => ({ key: keyOf(pixelId, `o:${orderId}`), version })));
+  await mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, version }) =>
     fenced(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: journeyKey(pixelId, `o:${orderId}`),
+          Key: key,
           UpdateExpression: 'REMOVE d',
           ConditionExpression: 'd.v <= :v',
           ExpressionAttributeValues: { ':v': version },
@@ -736,26 +666,31 @@ function journeyRows(window: readonly PersonTouchpoint[]): string {
  * Not for a pixel with journey items already.
  */
 export async function writeInitialJourneys(pixelId: string, deliveries: readonly JourneyDelivery[], orders: readonly VersionedOrder[] = []): Promise<void> {
-  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string>; d?: OrderDate }>();
+  const items = new Map<string, { l: Record<string, unknown>; t: Record<string, string> }>();
   const itemOf = (identifier: string) => {
     let item = items.get(identifier);
     if (!item) items.set(identifier, (item = { l: {}, t: {} }));
     return item;
   };
+  // What orders say goes on the identifiers' order sides, as `applyJourneyOrders` and `applyOrderDates` write it.
+  const orderSides = new Map<string, Record<string, unknown>>();
+  const orderSideOf = (identifier: string) => {
+    let item = orderSides.get(identifier);
+    if (!item) orderSides.set(identifier, (item = {}));
+    return item;
+  };
   const people = new IdentityComponents();
-  const pointers = new PointerItems(pixelId);
-  for (const { entryId, acceptedAt, event } of deliveries) {
+  for (const { entryId, event } of deliveries) {
     const writes = writesOf(entryId, event);
     for (const write of writes) itemOf(write.identifier)[write.map][write.key] = write.value;
     if (writes.length > 0) people.link([...new Set(writes.map((write) => write.identifier))]);
-    pointers.add(entryId, acceptedAt ?? event.receivedAt, event, writes);
   }
   for (const { order, version } of orders) {
     const ids = orderIdentifiers(order);
-    itemOf(`o:${order.orderId}`).d = { v: version, at: order.orderDate };
+    orderSideOf(`o:${order.orderId}`).d = { v: version, at: order.orderDate };
     people.link(ids);
     if (ids.length < 2) continue;
-    for (const identifier of ids) itemOf(identifier).l[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
+    for (const identifier of ids) orderSideOf(identifier)[`or:${order.orderId}`] = { v: version, ids: JSON.stringify(ids) };
   }
   const touchpointsOf = new Map<string, PersonTouchpoint[]>();
   for (const [identifier, item] of items) {
@@ -769,10 +704,11 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   }
   for (const list of touchpointsOf.values()) list.sort(byTime);
   const days = new Map<string, { key: ItemKey; jo: Record<string, { g: number; a: number; j: string }> }>();
-  for (const [identifier, item] of items) {
-    if (!item.d) continue;
+  for (const [identifier, item] of orderSides) {
+    const date = item.d as OrderDate | undefined;
+    if (!date) continue;
     const orderId = identifier.slice(2);
-    const at = Date.parse(item.d.at);
+    const at = Date.parse(date.at);
     const rows = journeyRows(inWindow(touchpointsOf.get(people.root(identifier)) ?? [], at));
     const key = journeyItemKey(pixelId, orderId, at, rows);
     const day = days.get(key.SK) ?? { key, jo: {} };
@@ -783,8 +719,9 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   // Seeded items are whole sets of a few entries each; `sz` counts them as `setEntries` would.
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
   const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
+  for (const [identifier, item] of orderSides) puts.push({ PutRequest: { Item: { ...orderSideKey(pixelId, identifier), ...item } } });
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
-  await batchWrite([...puts, ...pointers.items().map((Item) => ({ PutRequest: { Item } }))], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite(puts, { concurrency: WRITE_CONCURRENCY });
 }
 
 /**
@@ -876,12 +813,7 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       fetched.add(identifier);
       people.link([identifier]);
     }
-    const known = pending.flatMap((identifier): Array<Record<string, unknown>> => {
-      const item = changes.known?.get(identifier);
-      return item ? [item] : [];
-    });
-    const unknown = pending.filter((identifier) => !changes.known?.has(identifier));
-    const items = [...known, ...(unknown.length === 0 ? [] : await withPages(pixelId, await batchGet(unknown.map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY })))];
+    const items = await readIdentifiers(pixelId, pending, changes.known);
     const next = new Set<string>();
     for (const item of items) {
       const identifier = identifierOf(pixelId, item);
@@ -913,12 +845,12 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
     }
   }
   for (const list of touchpointsOf.values()) list.sort(byTime);
-  const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[] }> = [];
+  const filings: Array<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: string[]; legacyFiled: ReadonlySet<string> }> = [];
   for (const [identifier, item] of journeys) {
     if (!identifier.startsWith('o:')) continue;
     const orderId = identifier.slice(2);
     const date = item.d as OrderDate | undefined;
-    const filedUnder = item.fd instanceof Set ? [...(item.fd as Set<string>)] : [];
+    const filedUnder = [...((item.fd as Set<string> | undefined) ?? [])];
     if (!date && filedUnder.length === 0) continue;
     const root = people.root(identifier);
     const at = date && Date.parse(date.at);
@@ -929,11 +861,11 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       window.some((touchpoint) => changes.entryIds.has(entryOfDelivery(touchpoint.delivery)) || parts.root(touchpoint.identifier) !== parts.root(identifier));
     if (!changed) continue;
     // An order without a date (deleted) keeps no journey: only its earlier filings are taken back.
-    filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder });
+    filings.push({ orderId, filing: at === undefined ? undefined : { at, rows: journeyRows(window) }, filedUnder, legacyFiled: (item[LEGACY_FD] as Set<string> | undefined) ?? new Set() });
   }
-  await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder }) => {
-    const orderKey = journeyKey(pixelId, `o:${orderId}`);
-    const filedAt = filing && (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder));
+  const filedTogether = await fileTogether(pixelId, filings, generation);
+  await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder, legacyFiled }) => {
+    const filedAt = filing && (filedTogether.get(orderId) ?? (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder)));
     for (const other of filedUnder.filter((sk) => sk !== filedAt)) {
       await fenced(() =>
         documentClient.send(
@@ -947,9 +879,82 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
           }),
         ),
       );
-      await documentClient.send(new UpdateCommand({ TableName: tableName(), Key: orderKey, UpdateExpression: 'DELETE fd :day', ExpressionAttributeValues: { ':day': new Set([other]) } }));
+      // Recorded on the order side, or on the `o:` item itself (a purchase's new item, or one
+      // written before the order side); conditional, so no order side is made, empty, by this.
+      for (const key of [orderSideKey(pixelId, `o:${orderId}`), ...(legacyFiled.has(other) ? [journeyKey(pixelId, `o:${orderId}`)] : [])]) {
+        await fenced(() =>
+          documentClient.send(
+            new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'DELETE fd :day', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':day': new Set([other]) } }),
+          ),
+        );
+      }
     }
   });
+}
+
+/** Order journeys set by one UpdateItem (`fileTogether`): its expressions stay far below DynamoDB's 4 KB. */
+const FILINGS_PER_UPDATE = 25;
+
+/**
+ * Files together the journeys that go to a day shard their order already records (`fd`), one
+ * UpdateItem per shard and up to `FILINGS_PER_UPDATE` orders, each entry on the same condition
+ * as `fileUnder`'s: a batch's new orders share the 16 shards of a few days, so this is a few calls
+ * instead of one an order. A group refused whole (a later resolution filed one of its orders, the
+ * shard is missing or would pass 400 KB) is left to `fileOrderJourney`, order by order, which
+ * ends where it would have. Returns the orders filed, with the sort key they are filed under.
+ */
+async function fileTogether(
+  pixelId: string,
+  filings: ReadonlyArray<{ orderId: string; filing?: { at: number; rows: string }; filedUnder: readonly string[] }>,
+  generation: number,
+): Promise<Map<string, string>> {
+  const byShard = new Map<string, { key: ItemKey; orders: Array<{ orderId: string; at: number; rows: string }> }>();
+  for (const { orderId, filing, filedUnder } of filings) {
+    if (!filing) continue;
+    const key = journeyItemKey(pixelId, orderId, filing.at, filing.rows);
+    if (key.SK !== orderJourneyKey(pixelId, orderId, filing.at).SK || !filedUnder.includes(key.SK)) continue;
+    const shard = byShard.get(key.SK) ?? { key, orders: [] };
+    shard.orders.push({ orderId, ...filing });
+    byShard.set(key.SK, shard);
+  }
+  const groups = [...byShard.values()].flatMap(({ key, orders }) =>
+    Array.from({ length: Math.ceil(orders.length / FILINGS_PER_UPDATE) }, (_, i) => ({ key, orders: orders.slice(i * FILINGS_PER_UPDATE, (i + 1) * FILINGS_PER_UPDATE) })),
+  );
+  const filed = new Map<string, string>();
+  // A lone order is filed the usual way: one call either way.
+  await mapWithConcurrency(
+    groups.filter(({ orders }) => orders.length > 1),
+    WRITE_CONCURRENCY,
+    async ({ key, orders }) => {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':g': generation };
+      const sets: string[] = [];
+      const conditions = ['attribute_exists(jo)'];
+      orders.forEach(({ orderId, at, rows }, i) => {
+        names[`#o${i}`] = orderId;
+        values[`:e${i}`] = { g: generation, a: at, j: rows };
+        sets.push(`jo.#o${i} = :e${i}`);
+        conditions.push(`(attribute_not_exists(jo.#o${i}) OR jo.#o${i}.g < :g)`);
+      });
+      const update = () =>
+        documentClient.send(
+          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
+        );
+      try {
+        try {
+          await update();
+        } catch (error) {
+          // The day's first filings: the shard is made, and the group tried once more.
+          if (!isConditionFailure(error) || !(await createShard(key))) throw error;
+          await update();
+        }
+        for (const { orderId } of orders) filed.set(orderId, key.SK);
+      } catch (error) {
+        if (!isConditionFailure(error) && !isSizeLimit(error)) throw error;
+      }
+    },
+  );
+  return filed;
 }
 
 const byTime = (a: PersonTouchpoint, b: PersonTouchpoint) => a.at - b.at || (a.delivery < b.delivery ? -1 : a.delivery > b.delivery ? 1 : 0);
@@ -1019,6 +1024,17 @@ async function fileOrderJourney(pixelId: string, orderId: string, at: number, ro
   }
 }
 
+/** Creates an empty order-journey item unless it exists; true when this call created it. */
+async function createShard(key: ItemKey): Promise<boolean> {
+  try {
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (exists) {
+    if (!isConditionFailure(exists)) throw exists;
+    return false;
+  }
+}
+
 /** DynamoDB's answer to a write that would take an item past 400 KB. */
 function isSizeLimit(error: unknown): boolean {
   return (error as Error)?.name === 'ValidationException' && /size/i.test((error as Error).message);
@@ -1029,7 +1045,7 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
   // behind is found and removed, by this run or by its retry.
   if (!filedUnder.includes(key.SK)) {
     await documentClient.send(
-      new UpdateCommand({ TableName: tableName(), Key: journeyKey(pixelId, `o:${orderId}`), UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([key.SK]) } }),
+      new UpdateCommand({ TableName: tableName(), Key: orderSideKey(pixelId, `o:${orderId}`), UpdateExpression: 'ADD fd :day', ExpressionAttributeValues: { ':day': new Set([key.SK]) } }),
     );
   }
   const update = () =>
@@ -1047,11 +1063,7 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
     await update();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    try {
-      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    } catch (exists) {
-      if (!isConditionFailure(exists)) throw exists;
-    }
+    await createShard(key);
     try {
       await update();
     } catch (again) {

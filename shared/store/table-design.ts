@@ -47,13 +47,14 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     `<entryId>` (what the counts hold of one event page) and `#QD#<day>` / `COLS` (a day's order facts in
  *                     columns, what the order reads read) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
- *                     of one identifier; on an order's `o:` item its date `d` and the days its journey
- *                     is filed under `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
+ *                     of one identifier, written by events only; a purchase's new `o:` item also its
+ *                     order's date `d` and filing `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
+ *                     `/ ORDER` (its order side: imported orders' links `or:<orderId>`; on an `o:`
+ *                     identifier its date `d` and the days its journey is filed under `fd`),
  *                     `PIXEL#<pixelId>#AJ#` / `DAY#<YYYY-MM-DD>#<00-15>` (each order's journey, by
  *                     UTC order day, map `jo`; a large one alone in `…#<00-15>#<orderId>`) and `/ GENERATION` (the counter of
- *                     person resolutions), and `#AJD#<entryId>#<YYYY-MM-DD>` / `ENTRY` (for each client
- *                     delivery of one log entry's day, `e:<eventId>`: the items it wrote, to take it
- *                     back; `ttl` as its event page) (journey-repository.ts)
+ *                     person resolutions) (journey-repository.ts; the `#AJD#` pointer items of
+ *                     earlier layouts are no longer read, and expire or may be deleted)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads

@@ -43,12 +43,13 @@ async function filedJourneys(pixelId: string): Promise<Map<string, unknown>> {
   return filed;
 }
 
-/** Counts the order journeys `send` files (`SET jo.<orderId>`) while `work` runs. */
+/** Counts the order journeys `send` files (`SET jo.<orderId>`, one or several a call) while `work` runs. */
 async function countFilings(work: () => Promise<void>): Promise<number> {
   let filings = 0;
   const send = documentClient.send.bind(documentClient);
   const spy = vi.spyOn(documentClient, 'send').mockImplementation((async (command: unknown) => {
-    if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('SET jo.')) filings++;
+    // One call may file several orders of a day shard (`SET jo.#o0 = :e0, jo.#o1 = :e1`): each counts.
+    if (command instanceof UpdateCommand && String(command.input.UpdateExpression).startsWith('SET jo.')) filings += String(command.input.UpdateExpression).split('jo.').length - 1;
     return send(command as never);
   }) as never);
   try {

@@ -1,16 +1,18 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
+import { dayOf, markSuperseded, pageKey, writeEventPages } from '../../shared/store/event-repository';
+import { eventTtl } from '../../shared/store/retention';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
 
 /**
- * The journeys projector's delivery pointers: one item per log entry and UTC day, naming the
- * identifiers each client delivery wrote, so a delivery that later loses to an earlier one of its
- * eventId is taken back exactly, and nothing is kept per eventId.
+ * Taking back a journey delivery that lost to an earlier one of its eventId: what it wrote is
+ * read from its event page (which keeps it, listed as superseded), so nothing is kept per eventId
+ * or per entry for it, and the state is that of the winners alone.
  */
 const DAY_ONE = '2026-03-10';
 const at = (hour: number) => `${DAY_ONE}T${String(hour).padStart(2, '0')}:00:00.000Z`;
@@ -32,9 +34,37 @@ function adVisit(eventId: string, hour: number, anonymousId: string, email?: str
 }
 
 const entry = (entryId: string, events: StoredEvent[], superseded: ProjectedEntry['superseded'] = []): ProjectedEntry => ({ entryId, acceptedAt: at(23), events, superseded });
-const project = (pixelId: string, ...entries: ProjectedEntry[]) => journeyProjector.project({ pixelId, entries, orders: [] });
 
-/** The pixel's journey items (identifiers, pages, order journeys) as a read sees them, and its pointer items. */
+/** Every delivery each entry's page holds (by pixel and entry): a page keeps its lost deliveries too. */
+const delivered = new Map<string, Map<string, StoredEvent>>();
+
+/**
+ * Projects entries as the pipeline does: their pages stored first (every delivery the entry has
+ * had, those not among its stored `events` listed as superseded), the deliveries they won over
+ * marked in their pages, then the projector.
+ */
+async function project(pixelId: string, ...entries: ProjectedEntry[]) {
+  for (const { entryId, acceptedAt, events, superseded } of entries) {
+    const all = delivered.get(`${pixelId}|${entryId}`) ?? new Map<string, StoredEvent>();
+    for (const event of events) if (!all.has(event.eventId)) all.set(event.eventId, event);
+    delivered.set(`${pixelId}|${entryId}`, all);
+    const stored = new Set(events.map((event) => event.eventId));
+    const days = new Set([...all.values()].map((event) => dayOf(event.timestamp)));
+    await writeEventPages(
+      [...days].map((day) => {
+        const onDay = [...all.values()].filter((event) => dayOf(event.timestamp) === day);
+        return { key: pageKey(pixelId, day, entryId), entryId, acceptedAt, events: onDay, superseded: onDay.filter((event) => !stored.has(event.eventId)).map((event) => event.eventId), ttl: eventTtl(acceptedAt) };
+      }),
+    );
+    await markSuperseded(
+      superseded.map(({ entryId: loser, eventId, day }) => ({ page: pageKey(pixelId, day, loser), eventIds: [eventId] })),
+      eventTtl(acceptedAt),
+    );
+  }
+  await journeyProjector.project({ pixelId, entries, orders: [] });
+}
+
+/** The pixel's journey items (identifiers, pages, order journeys) as a read sees them, and any pointer items. */
 async function journeyState(pixelId: string) {
   const items = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`));
   const journeys = items
@@ -72,19 +102,15 @@ beforeAll(async () => {
 });
 
 describe('journey delivery pointers', () => {
-  it('keeps one pointer item per entry and day, naming each client delivery, however many events the entry has', async () => {
+  it('keeps nothing per delivery to take it back: no pointer items, however many events an entry has', async () => {
     const events = Array.from({ length: 30 }, (_, i) => adVisit(`many-${i}`, 10, `browser-${i % 3}`, i % 2 === 0 ? EMAIL : undefined));
     await project('px_ptr_count', entry('01KCOUNT000001', events));
-    const { pointers } = await journeyState('px_ptr_count');
-    expect(pointers.map((item) => [item.PK, item.SK])).toEqual([['PIXEL#px_ptr_count#AJD#01KCOUNT000001#2026-03-10', 'ENTRY']]);
-    const pointer = pointers[0]!;
-    expect(Object.keys(pointer).filter((name) => name.startsWith('e:'))).toHaveLength(30);
-    expect(pointer['e:many-0']).toEqual(['a:browser-0', `e:${EMAIL}`, 'f:fb.1.1.browser-0'].sort());
-    expect(pointer['e:many-1']).toEqual(['a:browser-1', 'f:fb.1.1.browser-1']);
-    expect(typeof pointer.ttl).toBe('number');
+    const { journeys, pointers } = await journeyState('px_ptr_count');
+    expect(pointers).toEqual([]);
+    expect(journeys.length).toBeGreaterThan(0);
   });
 
-  it('takes back a delivery that lost to an earlier one through its entry pointer: the state is that of the winner alone', async () => {
+  it('takes back a delivery that lost to an earlier one from its event page: the state is that of the winner alone', async () => {
     // The later entry is projected first; then the earlier delivery of `dup` wins over it.
     const later = entry('01KLATER000001', [adVisit('dup', 12, 'late-browser', EMAIL), adVisit('kept', 12, 'late-browser', EMAIL)]);
     await project('px_ptr_retract', later);
@@ -98,8 +124,6 @@ describe('journey delivery pointers', () => {
     const retracted = await journeyState('px_ptr_retract');
     const clean = await journeyState('px_ptr_clean');
     expect(retracted.journeys).toEqual(clean.journeys);
-    const laterPointer = retracted.pointers.find((item) => String(item.PK).includes('#AJD#01KLATER000001#'))!;
-    expect(Object.keys(laterPointer).filter((name) => name.startsWith('e:'))).toEqual(['e:kept']);
 
     // A retried batch takes back the same delivery again: nothing changes.
     await project('px_ptr_retract', winner);
@@ -138,20 +162,16 @@ describe('journey delivery pointers', () => {
     expect(last.journeys).toEqual(await clean('px_ptr_group_c3', ['g1', 'g2'], alone));
   });
 
-  it('takes back a delivery projected before pointers were kept per entry, through its own pointer item, and removes that item', async () => {
+  it('takes back a delivery projected with its own link (`ev:`, before group links) and a pointer item of an earlier layout, which is no longer needed', async () => {
     const later = entry('01KLEGACY00002', [adVisit('old', 12, 'legacy-browser', EMAIL)]);
     await project('px_ptr_legacy', later);
-    // The layout before the upgrade: one item per client delivery, its links keyed by delivery, and no entry pointer.
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#px_ptr_legacy#AJD#01KLEGACY00002#${DAY_ONE}`, SK: 'ENTRY' } }));
+    // The layout before group links and per-page retraction: links keyed by delivery, a pointer item per client delivery.
     await toDeliveryLinks('px_ptr_legacy', 'old@01KLEGACY00002');
-    const legacyKey = { PK: 'PIXEL#px_ptr_legacy#AJD#old#01KLEGACY00002', SK: 'POINTER' };
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey, ids: ['a:legacy-browser', `e:${EMAIL}`, 'f:fb.1.1.legacy-browser'].sort() } }));
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { PK: 'PIXEL#px_ptr_legacy#AJD#old#01KLEGACY00002', SK: 'POINTER', ids: ['a:legacy-browser', `e:${EMAIL}`, 'f:fb.1.1.legacy-browser'].sort() } }));
 
-    await project('px_ptr_legacy', entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')], [{ entryId: '01KLEGACY00002', eventId: 'old', day: DAY_ONE }]));
+    await project('px_ptr_legacy', { ...later, events: [] }, entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')], [{ entryId: '01KLEGACY00002', eventId: 'old', day: DAY_ONE }]));
     await project('px_ptr_legacy_clean', entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')]));
 
-    const state = await journeyState('px_ptr_legacy');
-    expect(state.journeys).toEqual((await journeyState('px_ptr_legacy_clean')).journeys);
-    expect(state.pointers.some((item) => item.PK === legacyKey.PK)).toBe(false);
+    expect((await journeyState('px_ptr_legacy')).journeys).toEqual((await journeyState('px_ptr_legacy_clean')).journeys);
   });
 });

@@ -148,7 +148,7 @@ async function run(
 }
 
 async function snapshot(pixelId: string): Promise<unknown> {
-  const mine = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`));
+  const mine = journeysAsRead((await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`)));
   const text = JSON.stringify(
     mine
       .map((item) => {
@@ -233,8 +233,6 @@ async function snapshot(pixelId: string): Promise<unknown> {
         }
         // A journey item whose every entry was taken back reads as no item, as in a run that never wrote it.
         if (item.SK === 'JOURNEY' && copy.d === undefined && Object.keys((copy.l ?? {}) as object).length === 0 && Object.keys((copy.t ?? {}) as object).length === 0) return undefined;
-        // An entry's delivery pointers whose every delivery was taken back name nothing: as no item (it expires).
-        if (String(item.PK).includes('#AJD#') && item.SK === 'ENTRY' && !Object.keys(copy).some((name) => name.startsWith('e:'))) return undefined;
         // A day's event facts: their gzipped rows less the deliveries taken back since (`x`), as a
         // read sees them; a later put of the entry's item leaves the same deliveries out itself.
         if (copy.z instanceof Uint8Array) {
@@ -252,4 +250,26 @@ async function snapshot(pixelId: string): Promise<unknown> {
       .sort((a, b) => (`${a.PK}|${a.SK}` < `${b.PK}|${b.SK}` ? -1 : 1)),
   );
   return JSON.parse(text.replaceAll(pixelId, 'PIXEL'));
+}
+
+/**
+ * An identifier's journey as a read sees it (`mergeSides` in journey-repository.ts): its `JOURNEY`
+ * item with its order side (`ORDER`) folded in: imported orders' links in `l`, the newer date,
+ * the filings of both. Where a fact is kept (a purchase's new `o:` item holds its date, a retried
+ * batch puts it on the order side) depends on the path a run took, not on what it stored.
+ */
+function journeysAsRead(items: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const sides = new Map(items.filter((item) => String(item.PK).includes('#AJ#') && item.SK === 'ORDER').map((item) => [item.PK as string, item]));
+  const merged = items.filter((item) => !sides.has(item.PK as string) || (item.SK !== 'ORDER' && item.SK !== 'JOURNEY'));
+  const journeys = new Map(items.filter((item) => sides.has(item.PK as string) && item.SK === 'JOURNEY').map((item) => [item.PK as string, item]));
+  for (const [PK, side] of sides) {
+    const journey = journeys.get(PK) ?? { PK, SK: 'JOURNEY', l: {}, t: {} };
+    const { PK: _pk, SK: _sk, d, fd, ...links } = side as { PK: string; SK: string; d?: { v: number }; fd?: Set<string> };
+    const held = journey.d as { v: number } | undefined;
+    const date = held && (!d || held.v > d.v) ? held : d;
+    const filed = new Set([...((journey.fd as Set<string> | undefined) ?? []), ...(fd ?? [])]);
+    const { d: _d, fd: _fd, ...rest } = journey;
+    merged.push({ ...rest, l: { ...(journey.l as object), ...links }, ...(date ? { d: date } : {}), ...(filed.size > 0 ? { fd: filed } : {}) });
+  }
+  return merged;
 }
