@@ -5,7 +5,7 @@ import { ATTRIBUTION_DIMENSION_IDS, type AttributionDimension } from '../attribu
 import { findMeasure } from '../catalog/measures';
 import { filterSchemaForContext } from '../filters/filter-schema';
 import { rangesOverlap, resolveDateRange } from '../time/date-range';
-import { queryOrderSettingsSchema } from './order-settings';
+import { defaultOrderSettings, queryOrderSettingsSchema } from './order-settings';
 import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema, rangeProblems } from './query-fields';
 
 /**
@@ -46,12 +46,7 @@ const queryAttributionMembers = z.strictObject({
   attributionWindow: z._default(windowSchema, 30),
   measures: z._default(z.array(measureItem).check(z.minLength(1), z.maxLength(ATTRIBUTION_LIMITS.measures)), [...DEFAULT_ATTRIBUTION_MEASURES]),
   filters: z.optional(filterSchemaForContext('query_attribution')),
-  orderSettings: z._default(queryOrderSettingsSchema, {
-    countPendingOrders: false,
-    countVoidedOrders: false,
-    refundDateAttribution: 'refund_date',
-    exclusionFilters: [],
-  }),
+  orderSettings: z._default(queryOrderSettingsSchema, defaultOrderSettings),
 });
 type QueryAttributionMembers = z.output<typeof queryAttributionMembers>;
 

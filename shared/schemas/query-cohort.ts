@@ -4,7 +4,7 @@ import { COHORT_MEASURE_IDS } from '../catalog/measures';
 import { filterSchemaForContext } from '../filters/filter-schema';
 import { resolveDateRange } from '../time/date-range';
 import { whenMembersValid } from './cross-field';
-import { queryOrderSettingsSchema } from './order-settings';
+import { defaultOrderSettings, queryOrderSettingsSchema } from './order-settings';
 import { dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema } from './query-fields';
 import { QUERY_LIMITS } from './query-measures';
 
@@ -47,12 +47,7 @@ const queryCohortMembers = z.strictObject({
   currency: queryCurrencySchema,
   filters: z.optional(cohortFilter),
   viewFilters: z.optional(z.unknown()),
-  orderSettings: z._default(queryOrderSettingsSchema, {
-    countPendingOrders: false,
-    countVoidedOrders: false,
-    refundDateAttribution: 'refund_date',
-    exclusionFilters: [],
-  }),
+  orderSettings: z._default(queryOrderSettingsSchema, defaultOrderSettings),
 });
 
 export const queryCohortRequestSchema = z.pipe(

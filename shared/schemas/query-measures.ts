@@ -8,7 +8,7 @@ import { bucketsOf, GRANULARITIES } from '../time/buckets';
 import { rangesOverlap, resolveDateRange, type InstantRange } from '../time/date-range';
 import { isIsoDate } from '../time/iso-8601';
 import { addDays } from '../time/zoned-time';
-import { queryOrderSettingsSchema } from './order-settings';
+import { defaultOrderSettings, queryOrderSettingsSchema } from './order-settings';
 import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema } from './query-fields';
 
 /**
@@ -51,12 +51,7 @@ const queryRequestMembers = z.strictObject({
   timezone: queryTimeZoneSchema,
   currency: queryCurrencySchema,
   filters: z.optional(filterSchemaForContext('query_measures')),
-  orderSettings: z._default(queryOrderSettingsSchema, {
-    countPendingOrders: false,
-    countVoidedOrders: false,
-    refundDateAttribution: 'refund_date',
-    exclusionFilters: [],
-  }),
+  orderSettings: z._default(queryOrderSettingsSchema, defaultOrderSettings),
 });
 type QueryRequestMembers = z.output<typeof queryRequestMembers>;
 
