@@ -125,6 +125,8 @@ const identityKey = (pixelId: string, identity: string, page = 0): ItemKey => ({
 export const IDENTITY_PAGE_BYTES = 200_000;
 /** An entry's share of its item's size: its key, its fact and a little for the map's framing. */
 const entryBytes = (orderId: string, entry: OrderEntry) => orderId.length + (entry.f?.length ?? 0) + 16;
+/** Whether an entry of `bytes` still goes to an identity item holding `filled` bytes (an empty one takes any entry). */
+const fitsInIdentityItem = (filled: number, bytes: number) => filled === 0 || filled + bytes <= IDENTITY_PAGE_BYTES;
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
 const EVENT_FACTS_MARK = '#QG#';
 const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
@@ -277,7 +279,7 @@ function orderDayKeys(pixelId: string, order: QueryOrder): EntrySlot[] {
 const QC_MARK = '#QC#';
 /** The identifier an identity item is keyed by. */
 const identityOfPk = (pk: string): string => pk.slice(pk.indexOf(QC_MARK) + QC_MARK.length);
-const identityOfKey = (id: string): string | undefined => (id.includes(QC_MARK) ? id.slice(id.indexOf(QC_MARK) + QC_MARK.length, id.indexOf('\n')) : undefined);
+const identityOfKey = (id: string): string | undefined => (id.includes(QC_MARK) ? identityOfPk(id.slice(0, id.indexOf('\n'))) : undefined);
 
 const keyId = (key: EntrySlot) => (key.map === 'r' ? `${key.PK}\n${key.SK}\nr` : `${key.PK}\n${key.SK}`);
 const slotOf = (id: string): EntrySlot => {
@@ -484,7 +486,7 @@ async function placeIdentityEntries(
         continue;
       }
       const bytes = entryBytes(orderId, entry);
-      if (last.bytes > 0 && last.bytes + bytes > IDENTITY_PAGE_BYTES) {
+      if (!fitsInIdentityItem(last.bytes, bytes)) {
         last.pages++;
         last.key = identityKey(pixelId, identity, last.pages);
         last.entries = {};
@@ -1487,7 +1489,7 @@ export async function writeInitialReadModels(
       let pages = identityPages.get(identity);
       if (!pages) identityPages.set(identity, (pages = [{ entries: {}, bytes: 0 }]));
       const bytes = entryBytes(fact.orderId, identityEntry);
-      if (pages.at(-1)!.bytes > 0 && pages.at(-1)!.bytes + bytes > IDENTITY_PAGE_BYTES) pages.push({ entries: {}, bytes: 0 });
+      if (!fitsInIdentityItem(pages.at(-1)!.bytes, bytes)) pages.push({ entries: {}, bytes: 0 });
       const last = pages.at(-1)!;
       last.entries[fact.orderId] = identityEntry;
       last.bytes += bytes;
@@ -1799,13 +1801,7 @@ async function readIdentityClosure(
     const heads = await batchGet(pending.map((identity) => identityKey(pixelId, identity)), { concurrency: READ_CONCURRENCY });
     const pages = heads.flatMap((head) => Array.from({ length: typeof head.np === 'number' ? head.np : 0 }, (_, page) => identityKey(pixelId, identityOfPk(head.PK as string), page + 1)));
     const items = pages.length > 0 ? [...heads, ...(await batchGet(pages, { concurrency: READ_CONCURRENCY }))] : heads;
-    const byIdentity = new Map<string, Array<Record<string, unknown>>>();
-    for (const item of items) {
-      const group = byIdentity.get(item.PK as string);
-      if (group) group.push(item);
-      else byIdentity.set(item.PK as string, [item]);
-    }
-    for (const group of byIdentity.values()) {
+    for (const group of Map.groupBy(items, (item) => item.PK as string).values()) {
       for (const [orderId, entry] of identityStates(group)) {
         if (entry.f === undefined) continue;
         const known = found.get(orderId);
