@@ -6,6 +6,7 @@ import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { orderJourneyKey } from '../../shared/store/journey-repository';
 import type { VersionedOrder } from '../../shared/store/order-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { visit } from '../support/attribution-fixtures';
 import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
 
@@ -22,18 +23,7 @@ const iso = (at: number) => new Date(at).toISOString();
 
 function adVisit(eventId: string, at: number, anonymousId: string): StoredEvent {
   const url = `https://shop.example/?utm_source=facebook&utm_medium=paid&utm_campaign=c&campaign_id=c1&ad_id=${eventId}`;
-  return {
-    eventId,
-    eventIdSource: 'client',
-    name: 'page_view',
-    standard: true,
-    timestamp: iso(at),
-    receivedAt: iso(at),
-    user: { anonymousId, emailHashes: [EMAIL] },
-    click: { fbp: `fb.1.1.${anonymousId}` },
-    page: { url },
-    utm: { utm_source: 'facebook', utm_medium: 'paid', utm_campaign: 'c' },
-  };
+  return visit(iso(at), { anonymousId, emailHashes: [EMAIL] }, url, { eventId, click: { fbp: `fb.1.1.${anonymousId}` } });
 }
 
 const order = (orderId: string, at: number, version: number): VersionedOrder =>

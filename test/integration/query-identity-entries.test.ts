@@ -5,6 +5,7 @@ import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { applyOrders, IDENTITY_PAGE_BYTES, readCustomerHistory, readOrdersPlaced, toQueryOrder, writeInitialReadModels } from '../../shared/store/query-read-models';
 import { largeDayOrder } from '../support/large-day-orders';
 import { useFreshTable } from '../support/fresh-table';
+import { storedOrder } from '../support/order-fixtures';
 
 beforeAll(async () => {
   await useFreshTable();
@@ -80,20 +81,7 @@ describe('orders by customer identifier', () => {
   it('a deleted order and an order that leaves an identifier leave tombstones that every read skips; an older delivery changes nothing', async () => {
     const pixel = 'px_id_tombstones';
     const customer = { emailHashes: ['e1'], phoneHashes: [], userIds: ['u1'] };
-    const make = (orderId: string, day: string): Order => ({
-      orderId,
-      orderDate: `${day}T10:00:00.000Z`,
-      value: 10,
-      currency: 'USD',
-      sourceName: 'web',
-      tags: [],
-      paymentGateway: 'stripe',
-      financialStatus: 'paid',
-      refunds: [],
-      customer,
-      createdAt: `${day}T10:00:00.000Z`,
-      updatedAt: `${day}T10:00:00.000Z`,
-    });
+    const make = (orderId: string, day: string): Order => storedOrder(orderId, { orderDate: `${day}T10:00:00.000Z`, customer });
     const a = make('a', '2026-02-01');
     const b = make('b', '2026-02-02');
     const c = make('c', '2026-02-03');

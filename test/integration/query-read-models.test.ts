@@ -15,25 +15,10 @@ import {
 import { pageKey, writeEventPages, type EventPage } from '../../shared/store/event-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { useFreshTable } from '../support/fresh-table';
+import { storedOrder as order } from '../support/order-fixtures';
 
 beforeAll(async () => {
   await useFreshTable();
-});
-
-const order = (orderId: string, overrides: Partial<Order> = {}): Order => ({
-  orderId,
-  orderDate: '2026-03-01T10:00:00.000Z',
-  value: 100,
-  currency: 'USD',
-  sourceName: 'web',
-  tags: [],
-  paymentGateway: 'stripe',
-  financialStatus: 'paid',
-  refunds: [],
-  customer: { emailHashes: [], phoneHashes: [], userIds: [] },
-  createdAt: '2026-03-01T10:00:00.000Z',
-  updatedAt: '2026-03-01T10:00:00.000Z',
-  ...overrides,
 });
 
 const DAY = (date: string) => Date.parse(`${date}T00:00:00Z`);
