@@ -31,7 +31,7 @@ export const journeyProjector: Projector = {
       split: takenBack.flatMap((delivery) => delivery.ids),
       entryIds: new Set(entries.map((entry) => entry.entryId)),
       orderIds: new Set([...orders.map(({ order }) => order.orderId), ...deletedOrders.map(({ orderId }) => orderId)]),
-      known: fromEvents.created,
+      known: fromEvents.written,
     });
   },
   // Seeding stands for an import of the orders plus the consumer's entries: the orders are linked.

@@ -394,11 +394,11 @@ export interface JourneyDelivery {
   event: StoredEvent;
 }
 
-/** What `applyJourneyEvents` wrote: the identifiers it touched, and the items it created whole (their content is known). */
+/** What `applyJourneyEvents` wrote: the identifiers it touched, and the items it put whole (their content is known). */
 export interface AppliedEvents {
   touched: Set<string>;
-  /** New identifiers' `JOURNEY` items, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
-  created: Map<string, Record<string, unknown>>;
+  /** `JOURNEY` items put whole, as written: nothing else writes them (see `applyJourneyEvents`), so a resolution need not read them back. */
+  written: Map<string, Record<string, unknown>>;
   /** Orders whose new `o:` item this step wrote with their date (`applyOrderDates` need not write it again). */
   dated: Set<string>;
 }
@@ -420,40 +420,52 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
     }
   }
   const byIdentifier = new Map([...entriesOf].map(([identifier, writes]) => [identifier, [...writes.values()]]));
-  const created = new Map<string, Record<string, unknown>>();
+  const written = new Map<string, Record<string, unknown>>();
   const dated = new Set<string>();
-  if (byIdentifier.size === 0) return { touched: new Set(), created, dated };
-  // Most identifiers of a storefront's batch are new (a visitor's browser, a first purchase's
-  // email and order): one batched read tells them apart, so a new one costs a share of a batched
-  // put; an existing one's entries go straight to its last page.
-  const existing = await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY, attributes: ['np'] });
-  const pagesOf = new Map<string, number>();
-  for (const item of existing) pagesOf.set(identifierOf(pixelId, item), typeof item.np === 'number' ? item.np : 0);
+  if (byIdentifier.size === 0) return { touched: new Set(), written, dated };
+  // One batched read of every identifier's item tells new from known and gives the known ones'
+  // content: the resolution that follows walks these same identifiers first, and takes them from
+  // here instead of reading them again.
+  const existing = new Map<string, Record<string, unknown>>();
+  for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY })) {
+    existing.set(identifierOf(pixelId, item), item);
+  }
   const updates: Array<{ identifier: string; writes: EntryWrite[] }> = [];
-  const newItems: WriteRequest[] = [];
+  const puts: WriteRequest[] = [];
   const latest = latestVersions(orders);
   for (const [identifier, writes] of byIdentifier) {
     // An identifier's `JOURNEY` item is written by this step alone (orders write its order side,
     // `orderSideKey`), and one pixel's entries are projected one at a time: nothing else can
-    // create or change one between the read above and this write, so new ones go in batched
-    // puts, 25 a call, and the resolution takes them as written. (A rebuild beside the drain
-    // replays stored deliveries, which write the same entries again.)
-    if (!pagesOf.has(identifier) && entryBytes(writes) < ITEM_ENTRY_BYTES) {
+    // create or change one between the read above and this write. So a new item, and a known one
+    // with room left, is put whole with the batch's entries added, 25 items a call (a conditional
+    // update each was most of the pipeline's store calls), and the resolution takes it as written.
+    // (A rebuild beside the drain replays stored deliveries, which write the same entries again.)
+    const item = existing.get(identifier);
+    const bytes = entryBytes(writes);
+    if (!item && bytes < ITEM_ENTRY_BYTES) {
       // A purchase's new `o:` item takes its order's date (and the day item its journey is about
       // to be filed under) as `applyOrderDates` would write them on the order side: one write
       // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
       const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
-      const item = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
+      const created = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
       if (order) dated.add(order.order.orderId);
-      newItems.push({ PutRequest: { Item: item } });
-      created.set(identifier, item);
-    } else for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
+      puts.push({ PutRequest: { Item: created } });
+      written.set(identifier, created);
+    } else if (item && item.np === undefined && (typeof item.sz === 'number' ? item.sz : 0) + bytes < ITEM_ENTRY_BYTES) {
+      const grown = withEntries(item, writes, bytes);
+      puts.push({ PutRequest: { Item: grown } });
+      written.set(identifier, grown);
+    } else {
+      // Full or paged: the entries go to its last page by conditional updates, which open a new
+      // page when one fills.
+      for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
+    }
   }
   await Promise.all([
-    batchWrite(newItems, { concurrency: WRITE_CONCURRENCY }),
-    mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes, pagesOf.get(identifier) ?? 0)),
+    batchWrite(puts, { concurrency: WRITE_CONCURRENCY }),
+    mapWithConcurrency(updates, WRITE_CONCURRENCY, ({ identifier, writes }) => setEntries(pixelId, identifier, writes, pageCount(existing.get(identifier)))),
   ]);
-  return { touched: new Set(byIdentifier.keys()), created, dated };
+  return { touched: new Set(byIdentifier.keys()), written, dated };
 }
 
 /** Each order's latest version among these. */
@@ -481,6 +493,15 @@ function newJourneyItem(pixelId: string, identifier: string, writes: readonly En
   for (const write of writes) maps[write.map][write.key] = write.value;
   return { ...journeyKey(pixelId, identifier), ...maps, sz: entryBytes(writes) };
 }
+
+/** A known identifier's item with entries added, as `setEntries` would leave it. */
+function withEntries(item: Record<string, unknown>, writes: readonly EntryWrite[], bytes: number): Record<string, unknown> {
+  const maps = { l: { ...((item.l ?? {}) as Record<string, string>) }, t: { ...((item.t ?? {}) as Record<string, string>) } };
+  for (const write of writes) maps[write.map][write.key] = write.value;
+  return { ...item, ...maps, sz: (typeof item.sz === 'number' ? item.sz : 0) + bytes };
+}
+
+const pageCount = (item: Record<string, unknown> | undefined) => (typeof item?.np === 'number' ? item.np : 0);
 
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
@@ -761,8 +782,8 @@ export interface PersonChanges {
   /** Orders whose date the batch set or forgot, or whose customer links it wrote: each is filed again. */
   orderIds: ReadonlySet<string>;
   /**
-   * Journey items whose current content the caller knows (`applyJourneyEvents`' `created`): taken
-   * as they are instead of read again, so a batch of new browsers reads only the items it did not write.
+   * Journey items whose current content the caller knows (`applyJourneyEvents`' `written`): taken
+   * as they are instead of read again, so a batch reads again only the items it did not write.
    */
   known?: ReadonlyMap<string, Record<string, unknown>>;
 }
