@@ -393,15 +393,77 @@ async function refreshCustomers(
     if (group) group.push(order);
     else groups.set(customer, [order]);
   }
-  const writes: Array<{ key: EntrySlot; orderId: string; entry: OrderEntry }> = [];
+  // By slot: a batch's orders share a few day items, and each item takes its entries in one call.
+  const bySlot = new Map<string, { slot: EntrySlot; entries: Array<{ orderId: string; entry: OrderEntry }> }>();
   for (const group of groups.values()) {
     for (const [orderId, digest] of customerDigests(group, MAX_DIGEST_ORDERS)) {
       const { v, order } = found.get(orderId)!;
       const entry: OrderEntry = { v, f: encodeFact(order, digest) };
-      for (const key of orderDayKeys(pixelId, order)) writes.push({ key, orderId, entry });
+      for (const slot of orderDayKeys(pixelId, order)) {
+        const id = keyId(slot);
+        const held = bySlot.get(id) ?? { slot, entries: [] };
+        held.entries.push({ orderId, entry });
+        bySlot.set(id, held);
+      }
     }
   }
-  await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ key, orderId, entry }) => setOrderEntry(key, orderId, entry, touched));
+  const chunks = [...bySlot.values()].flatMap(({ slot, entries }) =>
+    Array.from({ length: Math.ceil(entries.length / ENTRIES_PER_UPDATE) }, (_, i) => ({ slot, entries: entries.slice(i * ENTRIES_PER_UPDATE, (i + 1) * ENTRIES_PER_UPDATE) })),
+  );
+  await mapWithConcurrency(chunks, WRITE_CONCURRENCY, ({ slot, entries }) => setOrderEntries(slot, entries, touched));
+}
+
+/**
+ * Order entries one UpdateItem sets in a day item (`setOrderEntries`): its expressions stay far
+ * below DynamoDB's 4 KB, and the item's entries are each a few hundred bytes.
+ */
+const ENTRIES_PER_UPDATE = 25;
+
+/**
+ * Sets orders' entries in one packed item, each unless the item holds a newer version of it: one
+ * UpdateItem for all, on every entry's condition; when that is refused, once more after creating
+ * the item's maps where missing, then entry by entry as `setOrderEntry` (an entry is newer).
+ */
+async function setOrderEntries(slot: EntrySlot, entries: ReadonlyArray<{ orderId: string; entry: OrderEntry }>, touched: Map<string, Promise<ItemKey>>): Promise<void> {
+  if (entries.length === 1) return setOrderEntry(slot, entries[0]!.orderId, entries[0]!.entry, touched);
+  const key: ItemKey = { PK: slot.PK, SK: slot.SK };
+  await markedBehind(key, touched);
+  const names: Record<string, string> = { '#m': slot.map ?? 'o' };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions = ['attribute_exists(#m)'];
+  entries.forEach(({ orderId, entry }, i) => {
+    names[`#i${i}`] = orderId;
+    values[`:e${i}`] = entry;
+    values[`:v${i}`] = entry.v;
+    sets.push(`#m.#i${i} = :e${i}`);
+    conditions.push(`(attribute_not_exists(#m.#i${i}) OR #m.#i${i}.v <= :v${i})`);
+  });
+  const update = () =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  try {
+    await update();
+    return;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  // Mostly a day's first entries (its item does not exist yet); else an entry is newer.
+  await ensureOrderMaps(key);
+  try {
+    await update();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    await mapWithConcurrency(entries, WRITE_CONCURRENCY, ({ orderId, entry }) => setOrderEntry(slot, orderId, entry, touched));
+  }
 }
 
 /** What a batch reads before it writes: its orders' pointers, and the items new entries go to under their identifiers. */
@@ -553,13 +615,7 @@ function placeOf(slot: EntrySlot): string {
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
 async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
   const key: ItemKey = { PK: slot.PK, SK: slot.SK };
-  if (touched && isDayItem(key)) {
-    // The packed copy is marked behind before its item first changes in this run (and packed again
-    // at the end): a crash in between leaves it marked, never current and wrong.
-    const id = keyId(key);
-    if (!touched.has(id)) touched.set(id, markBehind(key).then(() => key));
-    await touched.get(id);
-  }
+  if (touched) await markedBehind(key, touched);
   const update = () =>
     documentClient.send(
       new UpdateCommand({
@@ -587,6 +643,17 @@ async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry
 }
 
 const isDayItem = (key: ItemKey) => key.PK.includes('#QO#');
+
+/**
+ * The packed copy of a day item is marked behind before the item first changes in this run (and
+ * packed again at the end): a crash in between leaves it marked, never current and wrong.
+ */
+async function markedBehind(key: ItemKey, touched: Map<string, Promise<ItemKey>>): Promise<void> {
+  if (!isDayItem(key)) return;
+  const id = keyId(key);
+  if (!touched.has(id)) touched.set(id, markBehind(key).then(() => key));
+  await touched.get(id);
+}
 
 /** Creates an order item's empty maps where missing (a day item has two, an identity item one); idempotent. */
 async function ensureOrderMaps(key: ItemKey): Promise<void> {

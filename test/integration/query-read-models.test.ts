@@ -1,10 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { QueryOrder } from '../../shared/analytics/query-data';
 import type { Order } from '../../shared/orders/order';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   applyEventCounts,
   applyEvents,
   applyOrders,
+  encodeFact,
+  ORDER_SHARDS,
+  querySharding,
   readCustomerHistory,
   readEventCounts,
   readEventFacts,
@@ -14,6 +18,7 @@ import {
 } from '../../shared/store/query-read-models';
 import { pageKey, writeEventPages, type EventPage } from '../../shared/store/event-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { useFreshTable } from '../support/fresh-table';
 import { storedOrder as order } from '../support/order-fixtures';
 
@@ -229,4 +234,28 @@ describe('order read models under any delivery order (property)', () => {
       { numRuns: 12 },
     );
   }, 120_000);
+
+  it('sets a batch’s entries of one day item together, and keeps an entry another writer made newer meanwhile', async () => {
+    const pixel = 'px_rm_grouped';
+    // Two orders of one customer in the same day item: the second's projection rewrites both entries (fresh digests) in one call.
+    const ids = Array.from({ length: 64 }, (_, i) => `g${i}`);
+    const [first, second] = ids.filter((id) => querySharding(id, ORDER_SHARDS) === querySharding(ids[0]!, ORDER_SHARDS));
+    const customer = { emailHashes: ['grouped'], phoneHashes: [], userIds: [] };
+    const a = order(first!, { customer });
+    const b = order(second!, { customer, orderDate: '2026-03-01T11:00:00.000Z' });
+    await applyOrders(pixel, [{ order: a, version: 1 }]);
+    // Another writer (an import beside the drain) stored a newer state of `a` in the day item after this batch read its customer.
+    const dayItem = { PK: `PIXEL#${pixel}#QO#2026-03-01#${querySharding(first!, ORDER_SHARDS)}`, SK: 'FACTS' };
+    const newer = { v: 5, f: encodeFact(toQueryOrder({ ...a, value: 555 })) };
+    await documentClient.send(
+      new UpdateCommand({ TableName: tableName(), Key: dayItem, UpdateExpression: 'SET o.#a = :e', ExpressionAttributeNames: { '#a': first! }, ExpressionAttributeValues: { ':e': newer } }),
+    );
+
+    await applyOrders(pixel, [{ order: b, version: 1 }]);
+
+    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: dayItem, ConsistentRead: true }));
+    const entries = Item!.o as Record<string, { v: number; f: string }>;
+    expect(entries[first!]).toEqual(newer);
+    expect(entries[second!]?.v).toBe(1);
+  });
 });
