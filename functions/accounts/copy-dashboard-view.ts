@@ -2,6 +2,9 @@ import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
 import { loadIdempotency } from '../../shared/http/idempotency-loader';
 import { withEmptyBodyAsObject } from '../../shared/http/optional-body';
+import { loadOnce } from '../../shared/config/lazy';
+
+const dashboardViewService = loadOnce(() => import('../../shared/dashboards/dashboard-view-service'));
 
 const viewSchemas = () => import('../../shared/schemas/dashboard-view');
 
@@ -17,7 +20,7 @@ export const handler = withEmptyBodyAsObject(
       },
     },
     async ({ body, path, principal, receivedAt }) => {
-      const { copyDashboardView } = await import('../../shared/dashboards/dashboard-view-service');
+      const { copyDashboardView } = await dashboardViewService();
       return {
         body: {
           dashboardView: await copyDashboardView(

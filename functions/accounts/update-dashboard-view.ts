@@ -1,6 +1,9 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
 import { loadIdempotency } from '../../shared/http/idempotency-loader';
+import { loadOnce } from '../../shared/config/lazy';
+
+const dashboardViewService = loadOnce(() => import('../../shared/dashboards/dashboard-view-service'));
 
 const viewSchemas = () => import('../../shared/schemas/dashboard-view');
 
@@ -15,7 +18,7 @@ export const handler = apiHandler(
     },
   },
   async ({ body, path, principal, receivedAt }) => {
-    const { updateDashboardView } = await import('../../shared/dashboards/dashboard-view-service');
+    const { updateDashboardView } = await dashboardViewService();
     return {
       body: {
         dashboardView: await updateDashboardView(

@@ -1,5 +1,8 @@
 import { routes } from '../../lib/routes';
 import { apiHandler } from '../../shared/http/api-handler';
+import { loadOnce } from '../../shared/config/lazy';
+
+const queryAdsService = loadOnce(() => import('../../shared/ads/query-ads-service'));
 
 /** POST the ad listing, with optional daily series per ad (spec 4.2). */
 export const handler = apiHandler(
@@ -9,7 +12,7 @@ export const handler = apiHandler(
     howToNarrow: 'ask for format "columnar" (several times smaller), or fewer rows (limit), measures or days',
   },
   async ({ body, principal }) => {
-    const { queryAds } = await import('../../shared/ads/query-ads-service');
+    const { queryAds } = await queryAdsService();
     return { body: await queryAds(principal.pixelId, body) };
   },
 );

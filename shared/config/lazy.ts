@@ -38,3 +38,19 @@ export function lazySingleton<T extends object>(create: () => T): T {
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
 }
+
+/**
+ * A module loader (`() => import(...)`) that imports once and hands every later call the same
+ * promise: a route still loads its code at its first request, not at init, but a warm request
+ * awaits a settled promise instead of a new `import()`, which resolves the specifier again each
+ * time (under the local server's TypeScript loader, a round trip to the loader's thread per call,
+ * several per request). A failed import is tried again by the next call.
+ */
+export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+}

@@ -4,6 +4,10 @@ import { isOverQuota, policyForRoute, rateLimitHeaders } from '../../auth/rate-l
 import type { Scope } from '../../auth/scopes';
 import type { ApiContext } from '../api-context';
 import { TooManyRequestsError } from '../errors';
+import { loadOnce } from '../../config/lazy';
+
+// Loaded at the first request: the key store, and with it the SDK, is not a cost of init.
+const loadAuthentication = loadOnce(() => import('../../auth/authenticate'));
 
 /**
  * 401 for who you are, 429 for how often, then 403 for what you may do: before anything reads the
@@ -21,8 +25,7 @@ export const authenticateRequest = (route: {
   return {
     name: 'authenticateRequest',
     before: async ({ event, context }) => {
-      // Loaded at the first request: the key store, and with it the SDK, is not a cost of init.
-      const { authenticate, authorize } = await import('../../auth/authenticate');
+      const { authenticate, authorize } = await loadAuthentication();
       const principal = await authenticate(event.headers, context.api.receivedAt, policy);
       const headers = rateLimitHeaders(principal.rateLimit, context.api.receivedAt.getTime());
       context.api.rateLimitHeaders = headers;
