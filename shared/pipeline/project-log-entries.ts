@@ -145,6 +145,9 @@ function pagesOf(deliveries: readonly Delivery[], losers: ReadonlySet<Delivery>)
     }
     page.events.push(delivery.event);
     if (losers.has(delivery)) page.superseded.push(delivery.event.eventId);
+    // A page of every event of its entry (one UTC day, no eventId twice in the request) holds
+    // what the log item holds: its bytes are stored as read, not encoded again.
+    if (page.events.length === delivery.entry.events.length && delivery.entry.data !== undefined) page.data = delivery.entry.data;
   }
   return [...pages.values()];
 }

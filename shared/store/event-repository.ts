@@ -50,6 +50,8 @@ export interface EventPage {
   /** eventIds in this page whose stored delivery is another, earlier one. */
   superseded: string[];
   ttl: number;
+  /** `events` as `encodeEvents` packs them, when the caller holds that already (a page of a whole log entry). */
+  data?: Uint8Array;
 }
 
 export async function writeEventPages(pages: readonly EventPage[]): Promise<void> {
@@ -61,7 +63,7 @@ export async function writeEventPages(pages: readonly EventPage[]): Promise<void
           entryId: page.entryId,
           acceptedAt: page.acceptedAt,
           count: page.events.length,
-          data: encodeEvents(page.events),
+          data: page.data ?? encodeEvents(page.events),
           // DynamoDB has no empty sets: an absent attribute is the empty set.
           ...(page.superseded.length > 0 ? { superseded: new Set(page.superseded) } : {}),
           ttl: page.ttl,
