@@ -116,9 +116,14 @@ export interface Touchpoint {
 
 export type TouchpointSignal = Omit<Touchpoint, 'id' | 'at'>;
 
+/** One parse, not a check and a parse: events are classified by the thousand in each projection batch, and few URLs are invalid. */
 function urlOf(text: string | undefined): URL | undefined {
-  if (!text || !URL.canParse(text)) return undefined;
-  return new URL(text);
+  if (!text) return undefined;
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The host without a leading `www.`, lower-cased. */
@@ -134,11 +139,10 @@ export function hostMatches(host: string, pattern: string): boolean {
   return host === pattern || host.endsWith(`.${pattern}`);
 }
 
-function referrerSource(page: StoredEvent['page']): string | undefined {
+function referrerSource(page: StoredEvent['page'], pageUrl: URL | undefined): string | undefined {
   const referrer = urlOf(page?.referrer);
   if (!referrer || (referrer.protocol !== 'http:' && referrer.protocol !== 'https:')) return undefined;
   const host = bareHost(referrer);
-  const pageUrl = urlOf(page?.url);
   // The same site (a click from one page to the next) is no signal.
   if (pageUrl && bareHost(pageUrl) === host) return undefined;
   if (SEARCH_ENGINES.some((pattern) => hostMatches(host, pattern))) return 'organic_search';
@@ -164,7 +168,7 @@ export function classifyTouchpoint(event: Pick<StoredEvent, 'page' | 'utm' | 'cl
     }
   }
   if (source === undefined && event.utm?.utm_source) source = normalizeSource(event.utm.utm_source);
-  source ??= referrerSource(event.page);
+  source ??= referrerSource(event.page, url);
   if (source === undefined) return undefined;
   const utm: Touchpoint['utm'] = {};
   for (const name of UTM_PARAMETERS) if (event.utm?.[name]) utm[name] = event.utm[name];
