@@ -6,6 +6,7 @@ import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { dayOf, markSuperseded, pageKey, writeEventPages } from '../../shared/store/event-repository';
 import { eventTtl } from '../../shared/store/retention';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { visit } from '../support/attribution-fixtures';
 import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
 
@@ -17,21 +18,12 @@ import { useFreshTable } from '../support/fresh-table';
 const DAY_ONE = '2026-03-10';
 const at = (hour: number) => `${DAY_ONE}T${String(hour).padStart(2, '0')}:00:00.000Z`;
 
-function adVisit(eventId: string, hour: number, anonymousId: string, email?: string): StoredEvent {
-  const url = `https://shop.example/?utm_source=facebook&utm_medium=paid&utm_campaign=c&campaign_id=c1&ad_id=${eventId}`;
-  return {
+/** A paid-social visit by a browser (its anonymous id and fbp), signed in when `email` is given; the eventId doubles as the ad id. */
+const adVisit = (eventId: string, hour: number, anonymousId: string, email?: string): StoredEvent =>
+  visit(at(hour), { anonymousId, ...(email ? { emailHashes: [email] } : {}) }, `https://shop.example/?utm_source=facebook&utm_medium=paid&utm_campaign=c&campaign_id=c1&ad_id=${eventId}`, {
     eventId,
-    eventIdSource: 'client',
-    name: 'page_view',
-    standard: true,
-    timestamp: at(hour),
-    receivedAt: at(hour),
-    user: { anonymousId, ...(email ? { emailHashes: [email] } : {}) },
     click: { fbp: `fb.1.1.${anonymousId}` },
-    page: { url },
-    utm: { utm_source: 'facebook', utm_medium: 'paid', utm_campaign: 'c' },
-  };
-}
+  });
 
 const entry = (entryId: string, events: StoredEvent[], superseded: ProjectedEntry['superseded'] = []): ProjectedEntry => ({ entryId, acceptedAt: at(23), events, superseded });
 
