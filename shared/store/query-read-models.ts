@@ -422,12 +422,11 @@ const ENTRIES_PER_UPDATE = 25;
 /**
  * Sets orders' entries in one packed item, each unless the item holds a newer version of it: one
  * UpdateItem for all, on every entry's condition; when that is refused, once more after creating
- * the item's maps where missing, then entry by entry as `setOrderEntry` (an entry is newer).
+ * the item's maps where missing, then entry by entry.
  */
-async function setOrderEntries(slot: EntrySlot, entries: ReadonlyArray<{ orderId: string; entry: OrderEntry }>, touched: Map<string, Promise<ItemKey>>): Promise<void> {
-  if (entries.length === 1) return setOrderEntry(slot, entries[0]!.orderId, entries[0]!.entry, touched);
+async function setOrderEntries(slot: EntrySlot, entries: ReadonlyArray<{ orderId: string; entry: OrderEntry }>, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
   const key: ItemKey = { PK: slot.PK, SK: slot.SK };
-  await markedBehind(key, touched);
+  if (touched) await markedBehind(key, touched);
   const names: Record<string, string> = { '#m': slot.map ?? 'o' };
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -456,13 +455,15 @@ async function setOrderEntries(slot: EntrySlot, entries: ReadonlyArray<{ orderId
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
-  // Mostly a day's first entries (its item does not exist yet); else an entry is newer.
+  // Either the item (or its map) does not exist yet, mostly a day's first entries: create it
+  // empty, whoever wins that race, and try once more; or an entry is newer: then, of several,
+  // each of the others is set on its own (a lone entry has nothing left to do).
   await ensureOrderMaps(key);
   try {
     await update();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    await mapWithConcurrency(entries, WRITE_CONCURRENCY, ({ orderId, entry }) => setOrderEntry(slot, orderId, entry, touched));
+    if (entries.length > 1) await mapWithConcurrency(entries, WRITE_CONCURRENCY, (one) => setOrderEntries(slot, [one], touched));
   }
 }
 
@@ -613,33 +614,8 @@ function placeOf(slot: EntrySlot): string {
 }
 
 /** Sets one order's entry in a packed item, unless the item holds a newer version of it. */
-async function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
-  const key: ItemKey = { PK: slot.PK, SK: slot.SK };
-  if (touched) await markedBehind(key, touched);
-  const update = () =>
-    documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #m.#id = :entry',
-        ConditionExpression: 'attribute_exists(#m) AND (attribute_not_exists(#m.#id) OR #m.#id.v <= :v)',
-        ExpressionAttributeNames: { '#m': slot.map ?? 'o', '#id': orderId },
-        ExpressionAttributeValues: { ':entry': entry, ':v': entry.v },
-      }),
-    );
-  try {
-    await update();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // Either the entry is newer (nothing to do) or the item (or its map) does not exist yet:
-    // create it empty, whoever wins that race, and try once more.
-    await ensureOrderMaps(key);
-    try {
-      await update();
-    } catch (again) {
-      if (!isConditionFailure(again)) throw again;
-    }
-  }
+function setOrderEntry(slot: EntrySlot, orderId: string, entry: OrderEntry, touched?: Map<string, Promise<ItemKey>>): Promise<void> {
+  return setOrderEntries(slot, [{ orderId, entry }], touched);
 }
 
 const isDayItem = (key: ItemKey) => key.PK.includes('#QO#');
