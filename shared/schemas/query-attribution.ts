@@ -5,6 +5,7 @@ import { ATTRIBUTION_DIMENSION_IDS, type AttributionDimension } from '../attribu
 import { findMeasure } from '../catalog/measures';
 import { filterSchemaForContext } from '../filters/filter-schema';
 import { rangesOverlap, resolveDateRange } from '../time/date-range';
+import { whenMembersValid } from './cross-field';
 import { defaultOrderSettings, queryOrderSettingsSchema } from './order-settings';
 import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema, rangeProblems } from './query-fields';
 
@@ -51,8 +52,7 @@ const queryAttributionMembers = z.strictObject({
 type QueryAttributionMembers = z.output<typeof queryAttributionMembers>;
 
 export const queryAttributionRequestSchema = z.pipe(
-  // Rules between members run once every member is valid (as in query-measures.ts).
-  z.pipe(queryAttributionMembers, z.transform((request: QueryAttributionMembers) => request)).check(
+  queryAttributionMembers.check(
     z.superRefine((request, ctx) => {
       const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
       const models = Array.isArray(request.attributionModel) ? request.attributionModel : [request.attributionModel];
@@ -70,10 +70,10 @@ export const queryAttributionRequestSchema = z.pipe(
       let problems: Array<{ path: (string | number)[]; message: string }>;
       try {
         problems = [
-        ...rangeProblems(request.dateRange, request.timezone, ATTRIBUTION_LIMITS.maxRangeDays).map((problem) => ({ ...problem, path: ['dateRange', ...problem.path] })),
-        ...(request.compareDateRange
-          ? rangeProblems(request.compareDateRange, request.timezone, ATTRIBUTION_LIMITS.maxRangeDays).map((problem) => ({ ...problem, path: ['compareDateRange', ...problem.path] }))
-          : []),
+          ...rangeProblems(request.dateRange, request.timezone, ATTRIBUTION_LIMITS.maxRangeDays).map((problem) => ({ ...problem, path: ['dateRange', ...problem.path] })),
+          ...(request.compareDateRange
+            ? rangeProblems(request.compareDateRange, request.timezone, ATTRIBUTION_LIMITS.maxRangeDays).map((problem) => ({ ...problem, path: ['compareDateRange', ...problem.path] }))
+            : []),
         ];
       } catch {
         problems = [{ path: ['dateRange'], message: 'The range cannot be read in this time zone; send plain dates (YYYY-MM-DD)' }];
@@ -83,7 +83,7 @@ export const queryAttributionRequestSchema = z.pipe(
         const overlap = rangesOverlap(resolveDateRange(request.dateRange, request.timezone), resolveDateRange(request.compareDateRange, request.timezone));
         if (overlap) issue(['compareDateRange'], 'compareDateRange must not overlap dateRange');
       }
-    }),
+    }, whenMembersValid),
   ),
   z.transform((request: QueryAttributionMembers) => ({
     ...request,

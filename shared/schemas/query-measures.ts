@@ -8,6 +8,7 @@ import { bucketsOf, GRANULARITIES } from '../time/buckets';
 import { rangesOverlap, resolveDateRange, type InstantRange } from '../time/date-range';
 import { isIsoDate } from '../time/iso-8601';
 import { addDays } from '../time/zoned-time';
+import { whenMembersValid } from './cross-field';
 import { defaultOrderSettings, queryOrderSettingsSchema } from './order-settings';
 import { compareDateRangeSchema, dateRangeSchema, queryCurrencySchema, queryTimeZoneSchema } from './query-fields';
 
@@ -56,9 +57,8 @@ const queryRequestMembers = z.strictObject({
 type QueryRequestMembers = z.output<typeof queryRequestMembers>;
 
 export const queryRequestSchema = z.pipe(
-  // The pipe stops at the first invalid member, so the rules between members below run only on
-  // valid ones: calendar arithmetic sees real dates and zones, and any surprise is still a 400.
-  z.pipe(queryRequestMembers, z.transform((request: QueryRequestMembers) => request)).check(
+  // Calendar arithmetic below sees real dates and zones only; any surprise is still a 400.
+  queryRequestMembers.check(
     z.superRefine((request, ctx) => {
       const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
       const dimensions = request.dimensions;
@@ -102,7 +102,7 @@ export const queryRequestSchema = z.pipe(
       } catch {
         issue(['dateRange'], 'The range cannot be read in this time zone; send plain dates (YYYY-MM-DD)');
       }
-    }),
+    }, whenMembersValid),
   ),
   z.transform((request: QueryRequestMembers) => {
     const primaryRange = resolveDateRange(request.dateRange, request.timezone);
