@@ -1,6 +1,5 @@
 import { gunzipSync, gzip, gzipSync, constants as zlib } from 'node:zlib';
 import { promisify } from 'node:util';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { WriteOutcomeUnknownError, isWriteOutcomeUnknown } from '../faults';
@@ -8,6 +7,7 @@ import { retryUntilCommitted } from '../retry-until-committed';
 import { batchWrite } from './batch-write';
 import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
+import { isConditionFailure } from './condition-failure';
 import { documentClient, tableName } from './dynamo-client';
 import { pendingAttributes } from './pending-index';
 
@@ -88,7 +88,7 @@ export async function appendLogEntry(entry: LogEntry): Promise<void> {
           }),
         );
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailure(error)) throw error;
         let stored: boolean;
         try {
           stored = await isStored(logPartition(entry.pixelId), entry.entryId, data);
@@ -176,7 +176,7 @@ export async function markProjected(entries: readonly LogEntry[], now: Date = ne
             }),
           );
         } catch (error) {
-          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+          if (!isConditionFailure(error)) throw error;
         }
       },
     ),
