@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { startEmbeddedDynamo } from '../lib/local/dynamodb';
 
 /**
@@ -33,24 +33,15 @@ export async function startBenchStore(mode: StoreMode): Promise<BenchStore> {
 const READY_TIMEOUT_MS = 15_000;
 
 /**
- * The store process: dynalite in memory, as `dynalite/cli.js` starts it, but on a port the OS
- * picks (cli.js reads `--port 0` as its default 4567) and reported on stdout. It exits when its
- * stdin closes, so it cannot outlive a benchmark that crashed or was interrupted.
+ * The store process, `bench/store-process.ts`: the local server's dynalite, in memory, in a
+ * process of its own. It runs the same fixes of dynalite as `npm start` (iterators closed, table
+ * descriptions kept: lib/local/dynamodb.ts), so the store's CPU is what the local runtime spends.
  */
-const STORE_SCRIPT = `
-const server = require(process.argv[1])({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
-process.stdin.on('end', () => process.exit(0)).resume();
-`;
-
 async function startDynaliteProcess(): Promise<BenchStore> {
-  const dynalite = createRequire(import.meta.url).resolve('dynalite');
-  const env = { ...process.env };
-  // The benchmark runs under tsx; its loader has no business in a plain-JS server.
-  delete env.NODE_OPTIONS;
+  const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   // BENCH_STORE_CPU_PROF=<dir>: the store writes a V8 CPU profile there (node --cpu-prof), to see what its time goes to.
   const profile = process.env.BENCH_STORE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STORE_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '-e', STORE_SCRIPT, dynalite], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/store-process.ts'], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await waitForPort(child);
   let peak: number | undefined;

@@ -5,8 +5,10 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException, waitUntilTa
 import dynalite from 'dynalite';
 import { createTableInput } from '../../shared/store/table-design';
 import { closeDynaliteIteratorsOnReturn } from './dynalite-iterators';
+import { cacheDynaliteTableDescriptions } from './dynalite-table-cache';
 
 closeDynaliteIteratorsOnReturn();
+cacheDynaliteTableDescriptions();
 
 export interface EmbeddedDynamo {
   endpoint: string;
