@@ -13,7 +13,7 @@ import { documentClient, tableName } from './dynamo-client';
 import { decodeEvents, logPartition } from './log-repository';
 import { queryAll } from './query-all';
 import type { VersionedOrder } from './order-repository';
-import { isConditionFailure } from './condition-failure';
+import { isConditionFailure, unlessRefused } from './condition-failure';
 import { dayOf, pageKey } from './event-repository';
 import { isExpired } from './retention';
 
@@ -218,13 +218,7 @@ export function writesOf(entryId: string, event: StoredEvent): EntryWrite[] {
 
 /** Creates an empty journey item unless it exists; true when this call created it. */
 async function ensureJourneyItem(key: ItemKey): Promise<boolean> {
-  try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, l: {}, t: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return false;
-  }
+  return unlessRefused(() => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, l: {}, t: {} }, ConditionExpression: 'attribute_not_exists(PK)' })));
 }
 
 /**
@@ -256,8 +250,8 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
   let page = lastPage;
   for (let attempt = 0; attempt < MAX_PAGE_ATTEMPTS; attempt++) {
     const key = page === 0 ? base : journeyPageKey(pixelId, identifier, page);
-    try {
-      await documentClient.send(
+    const written = await unlessRefused(() =>
+      documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
@@ -266,11 +260,9 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (written) return;
     // Refused: the item (or page) is missing, full, or no longer the last one.
     const { Item: item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: base, ConsistentRead: true, ProjectionExpression: 'PK, np' }));
     if (!item) {
@@ -285,7 +277,7 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
     // A page whose opener failed before creating it is created; otherwise the last page (or the
     // item, with no page yet) is full, and the next one is opened.
     if (page > 0 && (await ensureJourneyItem(journeyPageKey(pixelId, identifier, page)))) continue;
-    await fenced(() => nextPage(base, pages));
+    await unlessRefused(() => nextPage(base, pages));
     page = pages + 1;
     await ensureJourneyItem(journeyPageKey(pixelId, identifier, page));
   }
@@ -557,8 +549,8 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
       const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
       const pageCount = typeof base?.np === 'number' ? base.np : 0;
       for (const key of [journeyKey(pixelId, identifier), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
-        try {
-          await documentClient.send(
+        await unlessRefused(() =>
+          documentClient.send(
             new UpdateCommand({
               TableName: tableName(),
               Key: key,
@@ -566,10 +558,8 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
               ConditionExpression: 'attribute_exists(l)',
               ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
             }),
-          );
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-        }
+          ),
+        );
       }
     }
     return { entryId, eventId, day, ids };
@@ -592,7 +582,7 @@ export async function applyJourneyOrders(pixelId: string, orders: readonly Versi
   });
   await mapWithConcurrency(writes, WRITE_CONCURRENCY, ({ identifier, orderId, value }) =>
     // A top-level attribute needs no map to exist first: one call creates the order side or adds to it.
-    fenced(() =>
+    unlessRefused(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
@@ -624,7 +614,7 @@ export async function applyOrderDates(pixelId: string, orders: readonly Versione
   const latest = latestVersions(orders);
   await mapWithConcurrency([...latest.values()].filter(({ order }) => !dated.has(order.orderId)), WRITE_CONCURRENCY, (entry) => {
     const { d, fd } = datedAttributes(pixelId, entry);
-    return fenced(() =>
+    return unlessRefused(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
@@ -648,7 +638,7 @@ export async function applyOrderDates(pixelId: string, orders: readonly Versione
 export async function forgetOrderDates(pixelId: string, deleted: ReadonlyArray<{ orderId: string; version: number }>): Promise<Set<string>> {
   const removals = deleted.flatMap(({ orderId, version }) => [orderSideKey, journeyKey].map((keyOf) => ({ key: keyOf(pixelId, `o:${orderId}`), version })));
   await mapWithConcurrency(removals, WRITE_CONCURRENCY, ({ key, version }) =>
-    fenced(() =>
+    unlessRefused(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
@@ -888,7 +878,8 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
   await mapWithConcurrency(filings, WRITE_CONCURRENCY, async ({ orderId, filing, filedUnder, legacyFiled }) => {
     const filedAt = filing && (filedTogether.get(orderId) ?? (await fileOrderJourney(pixelId, orderId, filing.at, filing.rows, generation, filedUnder)));
     for (const other of filedUnder.filter((sk) => sk !== filedAt)) {
-      await fenced(() =>
+      // Refused: a later resolution already wrote there, and its state stands.
+      await unlessRefused(() =>
         documentClient.send(
           new UpdateCommand({
             TableName: tableName(),
@@ -903,7 +894,7 @@ export async function resolvePersons(pixelId: string, changes: PersonChanges): P
       // Recorded on the order side, or on the `o:` item itself (a purchase's new item, or one
       // written before the order side); conditional, so no order side is made, empty, by this.
       for (const key of [orderSideKey(pixelId, `o:${orderId}`), ...(legacyFiled.has(other) ? [journeyKey(pixelId, `o:${orderId}`)] : [])]) {
-        await fenced(() =>
+        await unlessRefused(() =>
           documentClient.send(
             new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'DELETE fd :day', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':day': new Set([other]) } }),
           ),
@@ -1019,14 +1010,6 @@ async function pendingEntries(pixelId: string, entryIds: readonly string[]): Pro
 const settledEntries = new Set<string>();
 const MAX_SETTLED_ENTRIES = 200_000;
 
-async function fenced(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch (error) {
-    // A later resolution already wrote there: its state stands.
-    if (!isConditionFailure(error)) throw error;
-  }
-}
 
 /**
  * Files an order's journey under the item `journeyItemKey` picks, or its own item when that day
@@ -1047,13 +1030,7 @@ async function fileOrderJourney(pixelId: string, orderId: string, at: number, ro
 
 /** Creates an empty order-journey item unless it exists; true when this call created it. */
 async function createShard(key: ItemKey): Promise<boolean> {
-  try {
-    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (exists) {
-    if (!isConditionFailure(exists)) throw exists;
-    return false;
-  }
+  return unlessRefused(() => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, jo: {} }, ConditionExpression: 'attribute_not_exists(PK)' })));
 }
 
 /** DynamoDB's answer to a write that would take an item past 400 KB. */
@@ -1080,18 +1057,10 @@ async function fileUnder(pixelId: string, key: ItemKey, orderId: string, at: num
         ExpressionAttributeValues: { ':entry': { g: generation, a: at, j: rows }, ':g': generation },
       }),
     );
-  try {
-    await update();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    await createShard(key);
-    try {
-      await update();
-    } catch (again) {
-      // A later resolution already filed this order: its entry stands.
-      if (!isConditionFailure(again)) throw again;
-    }
-  }
+  if (await unlessRefused(update)) return;
+  await createShard(key);
+  // Refused again: a later resolution already filed this order, and its entry stands.
+  await unlessRefused(update);
 }
 
 /**

@@ -7,7 +7,7 @@ import { retryUntilCommitted } from '../retry-until-committed';
 import { batchWrite } from './batch-write';
 import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
-import { isConditionFailure } from './condition-failure';
+import { isConditionFailure, unlessRefused } from './condition-failure';
 import { documentClient, tableName } from './dynamo-client';
 import { pendingAttributes } from './pending-index';
 
@@ -164,8 +164,8 @@ export async function markProjected(entries: readonly LogEntry[], now: Date = ne
       entries.filter((entry) => entry.data === undefined),
       8,
       async (entry) => {
-        try {
-          await documentClient.send(
+        await unlessRefused(() =>
+          documentClient.send(
             new UpdateCommand({
               TableName: tableName(),
               Key: { PK: logPartition(entry.pixelId), SK: entry.entryId },
@@ -174,10 +174,8 @@ export async function markProjected(entries: readonly LogEntry[], now: Date = ne
               ExpressionAttributeNames: { '#ttl': 'ttl' },
               ExpressionAttributeValues: { ':ttl': ttl, ':now': projectedAt },
             }),
-          );
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-        }
+          ),
+        );
       },
     ),
   ]);

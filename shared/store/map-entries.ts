@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './batch-get';
 import { documentClient, tableName } from './dynamo-client';
-import { isConditionFailure } from './condition-failure';
+import { unlessRefused } from './condition-failure';
 
 
 /**
@@ -29,17 +29,9 @@ export async function setMapEntries(key: ItemKey, maps: readonly [string, ...str
         ExpressionAttributeValues: values,
       }),
     );
-  try {
-    await update();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    try {
-      await documentClient.send(
-        new PutCommand({ TableName: tableName(), Item: { ...key, ...Object.fromEntries(maps.map((map) => [map, {}])) }, ConditionExpression: 'attribute_not_exists(PK)' }),
-      );
-    } catch (putError) {
-      if (!isConditionFailure(putError)) throw putError;
-    }
-    await update();
-  }
+  if (await unlessRefused(update)) return;
+  await unlessRefused(() =>
+    documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, ...Object.fromEntries(maps.map((map) => [map, {}])) }, ConditionExpression: 'attribute_not_exists(PK)' })),
+  );
+  await update();
 }

@@ -16,7 +16,7 @@ import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
-import { isConditionFailure } from './condition-failure';
+import { isConditionFailure, unlessRefused } from './condition-failure';
 import { readEventPage } from './event-repository';
 import { queryAll } from './query-all';
 import { eventTtl } from './retention';
@@ -320,13 +320,11 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
     const before = known.pointers.get(pointer.PK as string);
     // A pointer already as it would be written (the same state projected again) is left alone.
     if (before && before.v === pointer.v && JSON.stringify(before.keys) === JSON.stringify(pointer.keys)) return;
-    try {
-      await documentClient.send(
+    await unlessRefused(() =>
+      documentClient.send(
         new PutCommand({ TableName: tableName(), Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   });
 }
 
@@ -449,22 +447,12 @@ async function setOrderEntries(slot: EntrySlot, entries: ReadonlyArray<{ orderId
         ExpressionAttributeValues: values,
       }),
     );
-  try {
-    await update();
-    return;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  if (await unlessRefused(update)) return;
   // Either the item (or its map) does not exist yet, mostly a day's first entries: create it
   // empty, whoever wins that race, and try once more; or an entry is newer: then, of several,
   // each of the others is set on its own (a lone entry has nothing left to do).
   await ensureOrderMaps(key);
-  try {
-    await update();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    if (entries.length > 1) await mapWithConcurrency(entries, WRITE_CONCURRENCY, (one) => setOrderEntries(slot, [one], touched));
-  }
+  if (!(await unlessRefused(update)) && entries.length > 1) await mapWithConcurrency(entries, WRITE_CONCURRENCY, (one) => setOrderEntries(slot, [one], touched));
 }
 
 /** What a batch reads before it writes: its orders' pointers, and the items new entries go to under their identifiers. */
@@ -566,8 +554,8 @@ async function placeIdentityEntries(
     [...open].filter(([, last]) => last.opened),
     WRITE_CONCURRENCY,
     async ([identity, { pages }]) => {
-      try {
-        await documentClient.send(
+      await unlessRefused(() =>
+        documentClient.send(
           new UpdateCommand({
             TableName: tableName(),
             Key: identityKey(pixelId, identity),
@@ -575,10 +563,8 @@ async function placeIdentityEntries(
             ConditionExpression: 'attribute_not_exists(np) OR np < :np',
             ExpressionAttributeValues: { ':np': pages },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   );
   return placements;
@@ -591,12 +577,7 @@ async function placeIdentityEntries(
  */
 async function setIdentityEntry({ key, entry, fresh }: IdentityPlacement, orderId: string): Promise<void> {
   if (fresh) {
-    try {
-      await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' }));
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    if (await unlessRefused(() => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' })))) return;
   }
   await setOrderEntry(key, orderId, entry);
 }
@@ -700,8 +681,8 @@ async function repack(key: ItemKey): Promise<Record<string, unknown> | null | un
   const { Item: copy } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: packedKey(key), ConsistentRead: true }));
   if (!copy || typeof copy.want !== 'number') return undefined;
   const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  try {
-    await documentClient.send(
+  await unlessRefused(() =>
+    documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: packedKey(key),
@@ -714,10 +695,8 @@ async function repack(key: ItemKey): Promise<Record<string, unknown> | null | un
           ':want': copy.want,
         },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
   return Item ?? null;
 }
 
@@ -951,8 +930,8 @@ async function repackTouched(keys: readonly ItemKey[]): Promise<void> {
     const unread = shards.filter((shard) => !read.has(shard.PK));
     const items = [...shards.flatMap((shard) => (read.has(shard.PK) ? [read.get(shard.PK)] : [])), ...(unread.length > 0 ? await batchGet(unread) : [])];
     const copy = dayCopyAttributes(dayOfCopyKey(key.PK), items);
-    try {
-      await documentClient.send(
+    await unlessRefused(() =>
+      documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
@@ -960,10 +939,8 @@ async function repackTouched(keys: readonly ItemKey[]): Promise<void> {
           ConditionExpression: 'want = :want',
           ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(copy).map(([name, value]) => [`:${name}`, value])), ':want': want },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   });
 }
 
@@ -1474,8 +1451,8 @@ export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ 
   // The ids join the item's set of taken-back events (a read skips them), whichever layout the item
   // has; a later put of the whole item by its entry leaves them out of its rows instead.
   await mapWithConcurrency([...byItem.values()], WRITE_CONCURRENCY, async ({ key, eventIds }) => {
-    try {
-      await documentClient.send(
+    await unlessRefused(() =>
+      documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
@@ -1484,10 +1461,8 @@ export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ 
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':ids': new Set(eventIds) },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   });
 }
 
