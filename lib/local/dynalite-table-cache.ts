@@ -17,9 +17,10 @@ interface DynaliteDbModule {
 
 /**
  * dynalite 4.0.0 reads the table's description from its store, and decodes it from JSON (about
- * 1.8 KB for this table), on every request, and again for every item of a BatchWriteItem: in the
- * ingestion benchmark that was 166,000 decodes, about a tenth of the store's CPU, spent on a
- * description that changes only when a table is created, updated or deleted. This keeps each
+ * 1.8 KB for this table), on every request, and again for every item of a BatchWriteItem: 166,000
+ * reads and decodes in one case of the ingestion benchmark, and keeping them took about a quarter
+ * off the store's CPU there, for a description that changes only when a table is created, updated
+ * or deleted. This keeps each
  * description as last read, until the next write of any description, when they are all read
  * again. A read that started before a write is not kept, so no request is served a description
  * older than the last write it could see.
