@@ -1,19 +1,24 @@
 import { logger } from '../config/logger';
-import { PENDING_SHARDS, pendingPartition } from '../store/pending-index';
+import { PENDING_SHARDS, onPendingWritten, pendingPartition } from '../store/pending-index';
 import { documentClient, tableName } from '../store/dynamo-client';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { consumePending } from './consumer';
 import type { ProjectOptions } from './project-log-entries';
 
 /**
- * The local stand-in for the stream trigger: polls each shard of the pending index and hands what
- * it finds to the same consumer Lambda runs. Each shard is worked in sequence (one pixel's entries
- * are never projected twice at once); the shards run side by side. A shard that had work is polled
- * again at once; an empty one after `intervalMs`, doubled while it stays empty up to
- * `IDLE_POLL_MAX_MS`, which bounds the added lag: a busy pixel's shard is not slowed, and the idle
- * ones (7 of 8 with one busy pixel) stop costing a Query every 50 ms each.
+ * The local stand-in for the stream trigger: hands what each shard of the pending index holds to
+ * the same consumer Lambda runs. Each shard is worked in sequence (one pixel's entries are never
+ * projected twice at once); the shards run side by side. A shard that had work is polled again at
+ * once. An empty one waits until this process writes a pending item of it (`announcePending`,
+ * as an append does once it is stored), which wakes it at once, as a stream delivers a record,
+ * or `IDLE_POLL_MS`, which finds items written by another process on the same store: so the lag
+ * an idle shard adds is nothing for this server's own writes, and idle shards cost one Query a
+ * second each rather than one every few dozen milliseconds, which at a steady load was a tenth
+ * of the drain's store calls.
  */
-const IDLE_POLL_MAX_MS = 200;
+export const IDLE_POLL_MS = 1_000;
+/** The first pause after a failed pass (doubled while passes keep failing, up to 5 s). */
+const FIRST_BACKOFF_MS = 50;
 
 // The dedup index is read and written once per batch, whatever its size, so a larger batch costs
 // less per event (a Query stops at 1 MB, so a batch of very large entries is smaller).
@@ -72,38 +77,44 @@ export interface RunningDrain {
 }
 
 /** Starts the polling loops; `close` stops them after the pass in flight. */
-export function startDrain(options: ProjectOptions & { intervalMs?: number } = {}): RunningDrain {
-  const { intervalMs = 50, ...projectOptions } = options;
+export function startDrain(options: ProjectOptions & { idlePollMs?: number } = {}): RunningDrain {
+  const { idlePollMs = IDLE_POLL_MS, ...projectOptions } = options;
   let stopped = false;
   const sleepers = new Set<() => void>();
-  const sleep = (ms: number) =>
+  // An empty shard's sleep, ended early by a pending item of that shard written meanwhile.
+  const idleWakers = new Map<number, () => void>();
+  // Shards that gained a pending item while their loop was polling: the poll may have missed it.
+  const announced = new Set<number>();
+  const stopListening = onPendingWritten((shard) => {
+    const wake = idleWakers.get(shard);
+    if (wake) wake();
+    else announced.add(shard);
+  });
+  const sleep = (ms: number, shard?: number) =>
     new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);
         sleepers.delete(wake);
+        if (shard !== undefined) idleWakers.delete(shard);
         resolve();
       };
       const timer = setTimeout(wake, ms);
       sleepers.add(wake);
+      if (shard !== undefined) idleWakers.set(shard, wake);
     });
   const loop = async (shard: number) => {
-    let backoff = intervalMs;
-    // Halved, so the first empty poll waits `intervalMs`.
-    let idle = intervalMs / 2;
+    let backoff = FIRST_BACKOFF_MS;
     while (!stopped) {
       try {
+        announced.delete(shard);
         const { done, failed } = await drainShard(shard, projectOptions);
         if (failed > 0) {
           // A failing group is retried, with a growing pause so a persistent fault does not spin.
           backoff = Math.min(backoff * 2, 5_000);
           await sleep(backoff);
-        } else if (done === 0) {
-          backoff = intervalMs;
-          idle = Math.min(idle * 2, Math.max(intervalMs, IDLE_POLL_MAX_MS));
-          await sleep(idle);
         } else {
-          backoff = intervalMs;
-          idle = intervalMs / 2;
+          backoff = FIRST_BACKOFF_MS;
+          if (done === 0 && !announced.has(shard)) await sleep(idlePollMs, shard);
         }
       } catch (error) {
         logger.error('The pending-index drain failed a pass; retrying', { error, shard });
@@ -115,6 +126,7 @@ export function startDrain(options: ProjectOptions & { intervalMs?: number } = {
   return {
     close: async () => {
       stopped = true;
+      stopListening();
       for (const wake of [...sleepers]) wake();
       await Promise.all(loops);
     },

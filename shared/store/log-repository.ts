@@ -9,7 +9,7 @@ import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
 import { isConditionFailure, unlessRefused } from './condition-failure';
 import { documentClient, tableName } from './dynamo-client';
-import { pendingAttributes } from './pending-index';
+import { announcePending, pendingAttributes } from './pending-index';
 
 /**
  * The ingestion log: one item per accepted request, written with one PutItem before the API
@@ -103,6 +103,7 @@ export async function appendLogEntry(entry: LogEntry): Promise<void> {
     },
     { isConflict: () => false },
   );
+  announcePending(entry.pixelId);
 }
 
 /** Whether the log holds this entry with exactly these events. */

@@ -5,7 +5,7 @@ import type { AccountUpdatedDetail } from '../events/account-updated';
 import { RetryableFault } from '../faults';
 import { newEventId } from '../tracking/event-id';
 import { documentClient, tableName } from './dynamo-client';
-import { pendingAttributes } from './pending-index';
+import { announcePending, pendingAttributes } from './pending-index';
 
 /**
  * What the pixel's settings heads (order settings, account, cost settings) share: their partition,
@@ -159,5 +159,6 @@ export async function writeSnapshotHead(
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') throw conflict();
     throw error;
   }
+  if (outbox.length > 0) announcePending(pixelId);
   return version;
 }

@@ -19,6 +19,26 @@ export function pendingShardOf(pixelId: string): number {
 
 export const pendingPartition = (shard: number) => `${PENDING_PREFIX}${shard}`;
 
+/**
+ * Listeners told which shard just gained a pending item written by this process: the local
+ * drain, which then polls that shard at once instead of on its timer. Deployed nothing listens
+ * (the stream delivers), and an item written by another process is found by the drain's timer.
+ */
+const pendingListeners = new Set<(shard: number) => void>();
+
+/** Calls `listener` with the shard of every pending item this process writes from now on; returns the unsubscribe. */
+export function onPendingWritten(listener: (shard: number) => void): () => void {
+  pendingListeners.add(listener);
+  return () => pendingListeners.delete(listener);
+}
+
+/** Tells the listeners that an item of this pixel is pending: call once its write has succeeded. */
+export function announcePending(pixelId: string): void {
+  if (pendingListeners.size === 0) return;
+  const shard = pendingShardOf(pixelId);
+  for (const listener of pendingListeners) listener(shard);
+}
+
 /** The attributes that put an item in the pending index. */
 export function pendingAttributes(pixelId: string, sortKey: string): { GSI2PK: string; GSI2SK: string } {
   return { GSI2PK: pendingPartition(pendingShardOf(pixelId)), GSI2SK: sortKey };
