@@ -6,9 +6,11 @@ import dynalite from 'dynalite';
 import { createTableInput } from '../../shared/store/table-design';
 import { closeDynaliteIteratorsOnReturn } from './dynalite-iterators';
 import { cacheDynaliteTableDescriptions } from './dynalite-table-cache';
+import { addDynaliteTransactions, handleTransactWrite, lastDynaliteStore } from './dynalite-transactions';
 
 closeDynaliteIteratorsOnReturn();
 cacheDynaliteTableDescriptions();
+addDynaliteTransactions();
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -23,7 +25,8 @@ export interface EmbeddedDynamo {
 export async function startEmbeddedDynamo(options: { path?: string; port?: number } = {}): Promise<EmbeddedDynamo> {
   if (options.path) mkdirSync(options.path, { recursive: true });
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  surviveAbortedRequests(server);
+  const store = lastDynaliteStore();
+  surviveAbortedRequests(server, (request, response) => handleTransactWrite(store, request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -44,13 +47,14 @@ export async function startEmbeddedDynamo(options: { path?: string; port?: numbe
 /**
  * dynalite rethrows a request stream's error (`req.on('error', err => { throw err })`), so one
  * client that disconnects mid-upload (an SDK call aborted by a handler's timeout, say) would take
- * the whole process down. Swap that listener for one that only drops the connection.
+ * the whole process down. Swap that listener for one that only drops the connection. A request
+ * `answeredHere` takes (TransactWriteItems) never reaches dynalite.
  */
-function surviveAbortedRequests(server: Server): void {
+function surviveAbortedRequests(server: Server, answeredHere: (request: IncomingMessage, response: ServerResponse) => boolean): void {
   const handlers = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    for (const handle of handlers) handle(request, response);
+    if (!answeredHere(request, response)) for (const handle of handlers) handle(request, response);
     request.removeAllListeners('error');
     request.on('error', () => response.destroy());
     response.on('error', () => undefined);

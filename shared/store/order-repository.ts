@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { mergeOrder, type FieldTimes, type OrderState } from '../orders/merge-order';
@@ -7,7 +7,6 @@ import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
-import { isConditionFailure } from './condition-failure';
 
 /**
  * Orders of a pixel, from purchase events and the order import.
@@ -39,19 +38,16 @@ import { isConditionFailure } from './condition-failure';
  * which are read again, folded again and written in the next round. Between two transactions of
  * one upsert a crash leaves some orders written and some not: each order is complete on its own
  * (its sources and version), and running the same sources again writes only what is missing.
- * A store without transactions (dynalite) gets the same folds, one conditional PutItem each.
+ * The local store answers TransactWriteItems too (lib/local/dynalite-transactions.ts), so this
+ * one path runs everywhere.
  */
 const ORDER_SK = 'ORDER';
 const MAX_ATTEMPTS = 6;
-const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 4;
 /** DynamoDB's cap on one TransactWriteItems call: 100 actions and 4 MB; kept under both. */
 const TRANSACTION_ITEMS = 100;
 const TRANSACTION_BYTES = 3_000_000;
 const TRANSACTION_CONCURRENCY = 4;
-
-/** Whether the store has TransactWriteItems: DynamoDB and DynamoDB Local do, dynalite does not. */
-let transactions: boolean | undefined;
 
 const orderKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: ORDER_SK });
 export const ordersByMonthKey = (pixelId: string, month: string) => `PIXEL#${pixelId}#ORDERS#${month}`;
@@ -120,7 +116,7 @@ export async function upsertOrders(pixelId: string, sources: readonly OrderSourc
   const retractionsOf = new Map<string, OrderRetraction[]>();
   for (const retraction of retractions) retractionsOf.set(retraction.orderId, [...(retractionsOf.get(retraction.orderId) ?? []), retraction]);
   const work = [...byOrder].map(([orderId, orderSources]): OrderWork => ({ orderId, sources: orderSources, retractions: retractionsOf.get(orderId) ?? [], item: stored.get(orderId) }));
-  const outcomes = transactions === false ? await applyOneByOne(pixelId, work) : await applyInTransactions(pixelId, work);
+  const outcomes = await applyInTransactions(pixelId, work);
   for (const { outcome, order, deleted } of outcomes) {
     result[outcome]++;
     if (order) result.orders.push(order);
@@ -204,21 +200,11 @@ async function applyInTransactions(pixelId: string, work: readonly OrderWork[]):
     }
     const again: OrderWork[] = [];
     await mapWithConcurrency(transactionChunks(writes), TRANSACTION_CONCURRENCY, async (chunk) => {
-      if (transactions === false) {
-        outcomes.push(...(await applyOneByOne(pixelId, chunk.map(({ work: one }) => one))));
-        return;
-      }
       try {
         // Up to 100 items: a bulk call, with the bulk client's longer attempt timeout.
         await bulkDocumentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ plan }) => ({ Put: { TableName: tableName(), ...plan.put } })) }));
-        transactions = true;
         outcomes.push(...chunk.map(({ plan }) => plan.written));
       } catch (error) {
-        if ((error as Error).name === 'UnknownOperationException') {
-          transactions = false;
-          outcomes.push(...(await applyOneByOne(pixelId, chunk.map(({ work: one }) => one))));
-          return;
-        }
         if ((error as Error).name !== 'TransactionCanceledException') throw error;
         const fresh = new Map((await batchGet(chunk.map(({ work: one }) => orderKey(pixelId, one.orderId)))).map((item) => [item.orderId as string, item]));
         again.push(...chunk.map(({ work: one }) => ({ ...one, item: fresh.get(one.orderId) })));
@@ -246,27 +232,6 @@ function transactionChunks<T extends { plan: { put: { Item: Record<string, unkno
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
-}
-
-/** The same folds without transactions: one conditional PutItem per order, a lost race read again and folded again. */
-function applyOneByOne(pixelId: string, work: readonly OrderWork[]): Promise<Outcome[]> {
-  return mapWithConcurrency(work, WRITE_CONCURRENCY, (one) => applySources(pixelId, one));
-}
-
-async function applySources(pixelId: string, work: OrderWork): Promise<Outcome> {
-  let item = work.item;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const plan = planWrite(pixelId, { ...work, item });
-    if ('done' in plan) return plan.done;
-    try {
-      await documentClient.send(new PutCommand({ TableName: tableName(), ...plan.put }));
-      return plan.written;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      item = await readItem(pixelId, work.orderId);
-    }
-  }
-  throw new RetryableFault(`Order ${work.orderId} kept changing under concurrent writes`);
 }
 
 /**

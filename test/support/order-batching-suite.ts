@@ -8,9 +8,10 @@ import { useFreshTable } from './fresh-table';
 
 /**
  * The order store's batched writes, against whichever store the calling file points the SDK at:
- * DynamoDB Local writes an upsert's orders in transactions of up to 100, dynalite (which has no
- * transactions) one conditional PutItem each. Either way a crash between two writes of one upsert,
- * or another writer changing an order between the read and the write, must end as a clean upsert.
+ * both DynamoDB Local and the local store (dynalite, with the transactions of
+ * lib/local/dynalite-transactions.ts) write an upsert's orders in transactions of up to 100. A
+ * crash between two writes of one upsert, or another writer changing an order between the read
+ * and the write, must end as a clean upsert.
  */
 export function orderBatchingSuite(store: string): void {
   describe(`batched order upserts (${store})`, () => {
