@@ -100,11 +100,18 @@ export function handleTransactWrite(store: Store, request: IncomingMessage, resp
       send(response, 400, { __type: 'com.amazon.coral.service#SerializationException' });
       return;
     }
-    transactWrite(store, data, (error) => {
-      if (error?.statusCode) send(response, error.statusCode, error.body);
-      else if (error) send(response, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: error.message });
+    const answer: Callback = (failure) => {
+      if (failure?.statusCode) send(response, failure.statusCode, failure.body);
+      else if (failure) send(response, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: failure.message });
       else send(response, 200, {});
-    });
+    };
+    // A malformed request is answered, never thrown: this runs in the store's process.
+    try {
+      if (typeof data !== 'object' || data === null) answer(validationError('The request body must be a JSON object'));
+      else transactWrite(store, data, answer);
+    } catch (unexpected) {
+      answer(unexpected as Error);
+    }
   });
   return true;
 }
@@ -133,7 +140,11 @@ function transactWrite(store: Store, request: TransactRequest, done: Callback): 
   const digest = createHash('sha256').update(JSON.stringify(items)).digest('hex');
   const token = request.ClientRequestToken;
   const now = Date.now();
-  for (const [seen, { at }] of tokens) if (now - at > TOKEN_TTL_MS || tokens.size > MAX_TOKENS) tokens.delete(seen);
+  // Tokens are kept in the order they were first seen, so the expired ones are the first.
+  for (const [seen, { at }] of tokens) {
+    if (now - at <= TOKEN_TTL_MS && tokens.size <= MAX_TOKENS) break;
+    tokens.delete(seen);
+  }
   if (token !== undefined && tokens.has(token)) {
     if (tokens.get(token)!.digest === digest) done(null);
     else done(error(400, 'IdempotentParameterMismatchException', 'The request uses the same client token as a previous, but non-identical request.'));
@@ -182,12 +193,14 @@ function prepare(store: Store, items: NonNullable<TransactRequest['TransactItems
   const step = (): void => {
     if (next === items.length) return done(null, actions);
     const member = items[next++]!;
+    if (typeof member !== 'object' || member === null) return done(validationError('Each of TransactItems must be an object'));
     const kinds = Object.keys(member).filter((name) => member[name] != null);
     if (kinds.length !== 1) return done(validationError('TransactItems can only contain one of Check, Put, Update or Delete'));
     const kind = kinds[0] as string;
     if (kind === 'Update') return done(validationError('The local store (dynalite) takes Put, Delete and ConditionCheck in TransactWriteItems, not Update'));
     if (kind !== 'Put' && kind !== 'Delete' && kind !== 'ConditionCheck') return done(validationError(`Unknown TransactWriteItems action: ${kind}`));
     const raw = member[kind]!;
+    if (typeof raw !== 'object') return done(validationError(`${kind} must be an object`));
     if (kind === 'ConditionCheck' && typeof raw.ConditionExpression !== 'string') return done(validationError('ConditionCheck requires a ConditionExpression'));
     const rules = actionValidations[kind === 'Put' ? 'Put' : 'Delete'];
     let data: Record<string, unknown>;

@@ -14,6 +14,7 @@ type Client = DynamoDBDocumentClient;
 
 interface Store {
   client: Client;
+  endpoint: string;
   close(): Promise<void>;
 }
 
@@ -124,8 +125,8 @@ describe('TransactWriteItems on the local store', () => {
   beforeAll(async () => {
     const embedded = await startEmbeddedDynamo();
     const amazon = await startDynamoDbLocal();
-    stores['local store'] = { client: await connect(embedded.endpoint), close: () => embedded.close() };
-    stores['DynamoDB Local'] = { client: await connect(amazon.endpoint), close: () => amazon.close() };
+    stores['local store'] = { client: await connect(embedded.endpoint), endpoint: embedded.endpoint, close: () => embedded.close() };
+    stores['DynamoDB Local'] = { client: await connect(amazon.endpoint), endpoint: amazon.endpoint, close: () => amazon.close() };
   }, 90_000);
 
   afterAll(async () => {
@@ -140,6 +141,20 @@ describe('TransactWriteItems on the local store', () => {
     const ours = await scenarios[name]!(stores['local store'].client, prefix);
     const theirs = await scenarios[name]!(stores['DynamoDB Local'].client, prefix);
     expect(ours).toEqual(theirs);
+  });
+
+  it('answers a malformed request with a 400 and goes on serving', async () => {
+    const { client, endpoint } = stores['local store'];
+    for (const body of ['not json', 'null', '{"TransactItems":[null]}', '{"TransactItems":[{"Put":5}]}', '{"TransactItems":[{"Put":{"TableName":"transactions"}}]}', '{"TransactItems":[]}']) {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.TransactWriteItems' },
+        body,
+      });
+      expect(response.status, body).toBe(400);
+    }
+    await client.send(new TransactWriteCommand({ TransactItems: [put('after-malformed', { v: 1 })] }));
+    expect(await get(client, 'after-malformed')).toEqual({ PK: 'after-malformed', SK: 'S', v: 1 });
   });
 
   it('keeps every transaction whole under concurrent conflicting ones', async () => {
