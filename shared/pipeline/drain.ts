@@ -92,6 +92,8 @@ export function startDrain(options: ProjectOptions & { idlePollMs?: number } = {
   });
   const sleep = (ms: number, shard?: number) =>
     new Promise<void>((resolve) => {
+      // A pass that ends after `close` must not go to sleep: nothing would wake it.
+      if (stopped) return resolve();
       const wake = () => {
         clearTimeout(timer);
         sleepers.delete(wake);

@@ -59,6 +59,26 @@ describe('the local drain', () => {
     await vi.waitFor(async () => expect(await projectedAt(pixelId, entryId!)).toBeTypeOf('string'), { timeout: 20_000, interval: 50 });
   });
 
+  it('stops at once when closed while a pass is in flight, though its shard would then sleep past the test', async () => {
+    const send = documentClient.send.bind(documentClient);
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let heldPolls = 0;
+    vi.spyOn(documentClient, 'send').mockImplementation((async (command: unknown) => {
+      if (command instanceof QueryCommand && command.input.IndexName === 'GSI2') {
+        heldPolls++;
+        await held;
+      }
+      return send(command as never);
+    }) as typeof documentClient.send);
+    const running = startDrain({ idlePollMs: NEVER_MS });
+    await vi.waitFor(() => expect(heldPolls).toBe(PENDING_SHARDS), { timeout: 10_000 });
+    const closed = running.close();
+    // The passes end after the close: each finds nothing, and must not go to sleep.
+    release();
+    await expect(Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))])).resolves.toBe('closed');
+  });
+
   it('finds an entry another process wrote (no wake-up here) on its idle poll', async () => {
     drain = startDrain({ idlePollMs: 200 });
     const pixelId = 'px_drain_other_process';
