@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -93,9 +93,10 @@ export function handleTransactWrite(store: Store, request: IncomingMessage, resp
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
+    const body = Buffer.concat(chunks);
     let data: TransactRequest;
     try {
-      data = JSON.parse(Buffer.concat(chunks).toString('utf8')) as TransactRequest;
+      data = JSON.parse(body.toString('utf8')) as TransactRequest;
     } catch {
       send(response, 400, { __type: 'com.amazon.coral.service#SerializationException' });
       return;
@@ -108,7 +109,8 @@ export function handleTransactWrite(store: Store, request: IncomingMessage, resp
     // A malformed request is answered, never thrown: this runs in the store's process.
     try {
       if (typeof data !== 'object' || data === null) answer(validationError('The request body must be a JSON object'));
-      else transactWrite(store, data, answer);
+      // A retry repeats the request byte for byte, token included: its digest is the body's.
+      else transactWrite(store, data, createHash('sha256').update(body).digest('hex'), answer);
     } catch (unexpected) {
       answer(unexpected as Error);
     }
@@ -131,13 +133,12 @@ interface Action {
 
 const tokens = new Map<string, { digest: string; at: number }>();
 
-function transactWrite(store: Store, request: TransactRequest, done: Callback): void {
+function transactWrite(store: Store, request: TransactRequest, digest: string, done: Callback): void {
   const items = request.TransactItems;
   if (!Array.isArray(items) || items.length === 0 || items.length > MAX_ACTIONS) {
     done(validationError(`1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length between 1 and ${MAX_ACTIONS}`));
     return;
   }
-  const digest = createHash('sha256').update(JSON.stringify(items)).digest('hex');
   const token = request.ClientRequestToken;
   const now = Date.now();
   // Tokens are kept in the order they were first seen, so the expired ones are the first.
@@ -147,7 +148,7 @@ function transactWrite(store: Store, request: TransactRequest, done: Callback): 
   }
   if (token !== undefined && tokens.has(token)) {
     if (tokens.get(token)!.digest === digest) done(null);
-    else done(error(400, 'IdempotentParameterMismatchException', 'The request uses the same client token as a previous, but non-identical request.'));
+    else done(serviceError(400, 'IdempotentParameterMismatchException', 'The request uses the same client token as a previous, but non-identical request.'));
     return;
   }
   prepare(store, items, (prepareError, actions) => {
@@ -178,7 +179,7 @@ function transactWrite(store: Store, request: TransactRequest, done: Callback): 
         if (reasons.some((reason) => reason.Code !== 'None')) {
           const codes = reasons.map((reason) => reason.Code).join(', ');
           const message = `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`;
-          return finish(error(400, 'TransactionCanceledException', message, { CancellationReasons: reasons }));
+          return finish(serviceError(400, 'TransactionCanceledException', message, { CancellationReasons: reasons }));
         }
         writeAll(store, actions, existing, finish);
       });
@@ -276,10 +277,10 @@ function writeAll(store: Store, actions: readonly Action[], existing: ReadonlyAr
 }
 
 function validationError(message: string) {
-  return error(400, 'ValidationException', message, {}, 'com.amazon.coral.validate');
+  return serviceError(400, 'ValidationException', message, {}, 'com.amazon.coral.validate');
 }
 
-function error(statusCode: number, type: string, message: string, members: Record<string, unknown> = {}, namespace = 'com.amazonaws.dynamodb.v20120810') {
+function serviceError(statusCode: number, type: string, message: string, members: Record<string, unknown> = {}, namespace = 'com.amazonaws.dynamodb.v20120810') {
   return Object.assign(new Error(message), { statusCode, body: { __type: `${namespace}#${type}`, message, ...members } });
 }
 
@@ -288,6 +289,6 @@ function send(response: ServerResponse, statusCode: number, body: unknown): void
   response.statusCode = statusCode;
   response.setHeader('Content-Type', 'application/x-amz-json-1.0');
   response.setHeader('Content-Length', Buffer.byteLength(text));
-  response.setHeader('x-amzn-RequestId', createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 52).toUpperCase());
+  response.setHeader('x-amzn-RequestId', randomBytes(26).toString('hex').toUpperCase());
   response.end(text);
 }
