@@ -34,6 +34,12 @@ async function outcome(call: Promise<unknown>): Promise<Record<string, unknown>>
   }
 }
 
+/** Stores an item outside any transaction, as a scenario's starting state. */
+const seed = (client: Client, PK: string, v: number) => client.send(new PutCommand({ TableName: TABLE, Item: { PK, SK: 'S', v } }));
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+/** One TransactWriteItems call, as `outcome` reports it. */
+const transact = (client: Client, TransactItems: TransactItems, ClientRequestToken?: string) =>
+  outcome(client.send(new TransactWriteCommand({ TransactItems, ...(ClientRequestToken ? { ClientRequestToken } : {}) })));
 const get = async (client: Client, PK: string) => (await client.send(new GetCommand({ TableName: TABLE, Key: { PK, SK: 'S' }, ConsistentRead: true }))).Item ?? null;
 const put = (PK: string, extra: Record<string, unknown> = {}, condition?: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown>; ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' }) => ({
   Put: { TableName: TABLE, Item: { PK, SK: 'S', ...extra }, ...condition },
@@ -42,79 +48,54 @@ const put = (PK: string, extra: Record<string, unknown> = {}, condition?: { Cond
 /** Each scenario on a fresh prefix of keys; returns what a caller could observe. */
 const scenarios: Record<string, (client: Client, p: string) => Promise<unknown>> = {
   'conditions that all hold write every item': async (client, p) => {
-    await client.send(new PutCommand({ TableName: TABLE, Item: { PK: `${p}a`, SK: 'S', v: 1 } }));
-    const result = await outcome(
-      client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            put(`${p}a`, { v: 2 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 1 } }),
-            put(`${p}b`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' }),
-          ],
-        }),
-      ),
-    );
+    await seed(client, `${p}a`, 1);
+    const result = await transact(client, [
+      put(`${p}a`, { v: 2 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 1 } }),
+      put(`${p}b`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' }),
+    ]);
     return { result, a: await get(client, `${p}a`), b: await get(client, `${p}b`) };
   },
   'one failed condition writes nothing and names its action': async (client, p) => {
-    await client.send(new PutCommand({ TableName: TABLE, Item: { PK: `${p}a`, SK: 'S', v: 1 } }));
-    const result = await outcome(
-      client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            put(`${p}b`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' }),
-            put(`${p}a`, { v: 3 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 2 } }),
-            put(`${p}c`, { v: 1 }),
-          ],
-        }),
-      ),
-    );
+    await seed(client, `${p}a`, 1);
+    const result = await transact(client, [
+      put(`${p}b`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' }),
+      put(`${p}a`, { v: 3 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 2 } }),
+      put(`${p}c`, { v: 1 }),
+    ]);
     return { result, a: await get(client, `${p}a`), b: await get(client, `${p}b`), c: await get(client, `${p}c`) };
   },
   'a failed condition hands back the item when asked': async (client, p) => {
-    await client.send(new PutCommand({ TableName: TABLE, Item: { PK: `${p}a`, SK: 'S', v: 7 } }));
-    return outcome(
-      client.send(new TransactWriteCommand({ TransactItems: [put(`${p}a`, { v: 8 }, { ConditionExpression: 'attribute_not_exists(PK)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })] })),
-    );
+    await seed(client, `${p}a`, 7);
+    return transact(client, [put(`${p}a`, { v: 8 }, { ConditionExpression: 'attribute_not_exists(PK)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })]);
   },
   'a delete and a condition check': async (client, p) => {
-    await client.send(new PutCommand({ TableName: TABLE, Item: { PK: `${p}a`, SK: 'S', v: 1 } }));
-    await client.send(new PutCommand({ TableName: TABLE, Item: { PK: `${p}b`, SK: 'S', v: 5 } }));
-    const failed = await outcome(
-      client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' } } },
-            { ConditionCheck: { TableName: TABLE, Key: { PK: `${p}b`, SK: 'S' }, ConditionExpression: 'v > :v', ExpressionAttributeValues: { ':v': 5 } } },
-          ],
-        }),
-      ),
-    );
+    await seed(client, `${p}a`, 1);
+    await seed(client, `${p}b`, 5);
+    const failed = await transact(client, [
+      { Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' } } },
+      { ConditionCheck: { TableName: TABLE, Key: { PK: `${p}b`, SK: 'S' }, ConditionExpression: 'v > :v', ExpressionAttributeValues: { ':v': 5 } } },
+    ]);
     const afterFailed = await get(client, `${p}a`);
-    const held = await outcome(
-      client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' }, ConditionExpression: 'attribute_exists(PK)' } },
-            { ConditionCheck: { TableName: TABLE, Key: { PK: `${p}b`, SK: 'S' }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 5 } } },
-          ],
-        }),
-      ),
-    );
+    const held = await transact(client, [
+      { Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' }, ConditionExpression: 'attribute_exists(PK)' } },
+      { ConditionCheck: { TableName: TABLE, Key: { PK: `${p}b`, SK: 'S' }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 5 } } },
+    ]);
     return { failed, afterFailed, held, a: await get(client, `${p}a`), b: await get(client, `${p}b`) };
   },
   'two actions on one item are refused': async (client, p) =>
-    outcome(client.send(new TransactWriteCommand({ TransactItems: [put(`${p}a`, { v: 1 }), put(`${p}a`, { v: 2 })] }))),
+    transact(client, [put(`${p}a`, { v: 1 }), put(`${p}a`, { v: 2 })]),
   'index entries follow the writes': async (client, p) => {
-    await outcome(client.send(new TransactWriteCommand({ TransactItems: [put(`${p}a`, { GSI1PK: `${p}index`, GSI1SK: '1' }), put(`${p}b`, { GSI1PK: `${p}index`, GSI1SK: '2' })] })));
-    await outcome(client.send(new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' } } }, put(`${p}b`, { GSI1PK: `${p}index`, GSI1SK: '3' })] })));
+    await transact(client, [put(`${p}a`, { GSI1PK: `${p}index`, GSI1SK: '1' }), put(`${p}b`, { GSI1PK: `${p}index`, GSI1SK: '2' })]);
+    await transact(client, [{ Delete: { TableName: TABLE, Key: { PK: `${p}a`, SK: 'S' } } }, put(`${p}b`, { GSI1PK: `${p}index`, GSI1SK: '3' })]);
     const { Items } = await client.send(new QueryCommand({ TableName: TABLE, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `${p}index` } }));
     return Items;
   },
   'a request sent again with its token is not written again': async (client, p) => {
-    const request = { TransactItems: [put(`${p}a`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' })], ClientRequestToken: `token-${p.length}-${p.slice(0, 8).replace(/\W/g, '')}` };
-    const first = await outcome(client.send(new TransactWriteCommand(request)));
-    const again = await outcome(client.send(new TransactWriteCommand(request)));
-    const changed = await outcome(client.send(new TransactWriteCommand({ ...request, TransactItems: [put(`${p}b`, { v: 1 })] })));
+    const token = `token-${p.length}-${p.slice(0, 8).replace(/\W/g, '')}`;
+    const items = [put(`${p}a`, { v: 1 }, { ConditionExpression: 'attribute_not_exists(PK)' })];
+    const first = await transact(client, items, token);
+    const again = await transact(client, items, token);
+    const changed = await transact(client, [put(`${p}b`, { v: 1 })], token);
     return { first, again, changed, b: await get(client, `${p}b`) };
   },
 };
@@ -164,14 +145,9 @@ describe('TransactWriteItems on the local store', () => {
     await client.send(new TransactWriteCommand({ TransactItems: [put('race#a', { v: 0 }), put('race#b', { v: 0 })] }));
     const attempts = Array.from({ length: 40 }, async (_, i) => {
       const from = i % 5;
-      const moved = await outcome(
-        client.send(
-          new TransactWriteCommand({
-            TransactItems: (i % 2 === 0 ? ['race#a', 'race#b'] : ['race#b', 'race#a']).map((PK) =>
-              put(PK, { v: from + 1 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': from } }),
-            ),
-          }),
-        ),
+      const moved = await transact(
+        client,
+        (i % 2 === 0 ? ['race#a', 'race#b'] : ['race#b', 'race#a']).map((PK) => put(PK, { v: from + 1 }, { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': from } })),
       );
       return moved.ok === true;
     });
