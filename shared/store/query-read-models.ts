@@ -17,6 +17,7 @@ import { documentClient, tableName } from './dynamo-client';
 import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
 import { isConditionFailure, unlessRefused } from './condition-failure';
+import { putEachUnlessRefused } from './conditional-puts';
 import { readEventPage } from './event-repository';
 import { queryAll } from './query-all';
 import { eventTtl } from './retention';
@@ -306,6 +307,7 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
   const touched = new Map<string, Promise<ItemKey>>();
   const known = await readOrderItems(pixelId, [...latest.values()]);
   const placements = await placeIdentityEntries(pixelId, [...latest.values()], known);
+  await createFreshIdentityItems(placements);
   const applied = (await mapWithConcurrency([...latest.values()], WRITE_CONCURRENCY, (entry) => applyOrder(pixelId, entry, touched, known, placements))).filter(
     (outcome): outcome is AppliedOrder => outcome !== undefined,
   );
@@ -316,16 +318,13 @@ export async function applyOrders(pixelId: string, orders: readonly VersionedOrd
     touched,
   );
   await repackTouched(await Promise.all(touched.values()));
-  await mapWithConcurrency(applied, WRITE_CONCURRENCY, async ({ pointer }) => {
+  // A pointer already as it would be written (the same state projected again) is left alone; one
+  // refused holds a newer state, written by a projection that overtook this one.
+  const changed = applied.filter(({ pointer }) => {
     const before = known.pointers.get(pointer.PK as string);
-    // A pointer already as it would be written (the same state projected again) is left alone.
-    if (before && before.v === pointer.v && JSON.stringify(before.keys) === JSON.stringify(pointer.keys)) return;
-    await unlessRefused(() =>
-      documentClient.send(
-        new PutCommand({ TableName: tableName(), Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } }),
-      ),
-    );
+    return !(before && before.v === pointer.v && JSON.stringify(before.keys) === JSON.stringify(pointer.keys));
   });
+  await putEachUnlessRefused(changed.map(({ pointer }) => ({ Item: pointer, ConditionExpression: 'attribute_not_exists(PK) OR v <= :v', ExpressionAttributeValues: { ':v': pointer.v } })));
 }
 
 interface AppliedOrder {
@@ -333,7 +332,7 @@ interface AppliedOrder {
   live?: { v: number; order: QueryOrder };
   /** Identifiers the order has now or had as last projected: their customers' digests may change. */
   identities: string[];
-  pointer: Record<string, unknown> & { v: number };
+  pointer: Record<string, unknown> & ItemKey & { v: number };
 }
 
 /**
@@ -358,7 +357,7 @@ async function applyOrder(
   // Each write is to an item of its own and none depends on another (the pointer, written last by
   // the caller, is what a retry reads), so they go out together rather than one round trip each.
   await settleAll([
-    ...placed.filter(({ written }) => !written).map((placement) => setIdentityEntry(placement, orderId)),
+    ...placed.filter(({ written }) => !written).map(({ key, entry }) => setOrderEntry(key, orderId, entry)),
     ...previous.filter((id) => !places.has(placeOf(slotOf(id)))).map((left) => setOrderEntry(slotOf(left), orderId, { v: version }, touched)),
   ]);
   return {
@@ -571,15 +570,31 @@ async function placeIdentityEntries(
 }
 
 /**
- * Sets one order's entry in an identity item as `setOrderEntry` does; an item that did not exist
- * when read is created with the entry in one conditional put (another order of the batch may have
- * created it meanwhile: then the entry is set in it).
+ * Creates the identity items that did not exist when read, each holding every entry the batch
+ * places in it, all in a few calls (conditional puts, `putEachUnlessRefused`); their placements are
+ * then written. An item that another writer (an import beside the drain) created meanwhile
+ * refuses its put: its placements are then set in it one by one, as into any existing item.
  */
-async function setIdentityEntry({ key, entry, fresh }: IdentityPlacement, orderId: string): Promise<void> {
-  if (fresh) {
-    if (await unlessRefused(() => documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...key, o: { [orderId]: entry } }, ConditionExpression: 'attribute_not_exists(PK)' })))) return;
+async function createFreshIdentityItems(placements: ReadonlyMap<string, IdentityPlacement[]>): Promise<void> {
+  const items = new Map<string, { key: ItemKey; entries: Record<string, OrderEntry>; placements: IdentityPlacement[] }>();
+  for (const [orderId, mine] of placements) {
+    for (const placement of mine) {
+      if (!placement.fresh || placement.written) continue;
+      const id = keyId(placement.key);
+      const item = items.get(id) ?? { key: placement.key, entries: {}, placements: [] };
+      item.entries[orderId] = placement.entry;
+      item.placements.push(placement);
+      items.set(id, item);
+    }
   }
-  await setOrderEntry(key, orderId, entry);
+  const fresh = [...items.values()];
+  const created = await putEachUnlessRefused(fresh.map(({ key, entries }) => ({ Item: { ...key, o: entries }, ConditionExpression: 'attribute_not_exists(PK)' })));
+  fresh.forEach(({ placements: placed }, i) => {
+    for (const placement of placed) {
+      placement.written = created[i]!;
+      placement.fresh = false;
+    }
+  });
 }
 
 /** Whether a stored entry is the given one or newer: nothing to write. */
