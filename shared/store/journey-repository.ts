@@ -32,6 +32,11 @@ import { isExpired } from './retention';
  * - `t` (touchpoints): `<eventId>@<entryId>` → JSON `[at, source, utm_source, utm_medium,
  *   utm_campaign, utm_content, utm_term, campaignId, adsetId, adId]`, under the first identifier of
  *   the event only (its `a:` anonymous id when it has one).
+ * An item put whole (a new identifier's, or a known one's with room left, `applyJourneyEvents`)
+ * holds both maps packed in one string attribute, `j` (JSON `{"l": {...}, "t": {...}}`): the SDK
+ * and the store handle one attribute instead of one per entry, and most items are written so.
+ * Items written by updates (pages, an item past its bound, earlier layouts) keep the maps; a
+ * read takes the union of both forms (`unpackJourney`), and a put whole packs them again.
  * No pointer is kept for a delivery: one that later loses to an earlier one (P6's `superseded`,
  * which names its entry and day) is taken back from what its event, kept in its page, wrote
  * (`retractDeliveries`). Pointer items of earlier layouts (`PIXEL#<p>#AJD#<entryId>#<YYYY-MM-DD>` /
@@ -86,6 +91,25 @@ const READ_CONCURRENCY = 8;
 const ENTRIES_PER_UPDATE = 40;
 
 export const journeyKey = (pixelId: string, identifier: string): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: JOURNEY_SK });
+
+type JourneyMaps = { l: Record<string, unknown>; t: Record<string, string> };
+
+/**
+ * A journey item (or page) as read, with its maps whole: its packed `j` and its `l` and `t` maps
+ * merged (an item holds one form or the other; both are read, so no layout needs a rebuild).
+ */
+export function unpackJourney(item: Record<string, unknown>): Record<string, unknown> {
+  if (typeof item.j !== 'string') return item;
+  const { j, ...rest } = item;
+  const packed = JSON.parse(j) as Partial<JourneyMaps>;
+  return { ...rest, l: { ...packed.l, ...(item.l as object | undefined) }, t: { ...packed.t, ...(item.t as object | undefined) } };
+}
+
+/** A journey item as put whole: its maps packed in `j` (see the layout above). */
+function packJourney(item: Record<string, unknown>): Record<string, unknown> & { j: string } {
+  const { l = {}, t = {}, ...rest } = item;
+  return { ...rest, j: JSON.stringify({ l, t }) };
+}
 /**
  * An identifier's order side, `ORDER` beside its `JOURNEY` item: an imported order's links
  * (`or:<orderId>` → { v, ids }, top-level attributes) and, on an `o:` identifier, its order's
@@ -310,7 +334,7 @@ async function readIdentifiers(pixelId: string, identifiers: readonly string[], 
   const read = keys.length === 0 ? [] : await batchGet(keys, { concurrency: READ_CONCURRENCY });
   const journeys = new Map<string, Record<string, unknown>>();
   const orderSides = new Map<string, Record<string, unknown>>();
-  for (const item of read) (item.SK === ORDER_SK ? orderSides : journeys).set(item.PK as string, item);
+  for (const item of read) (item.SK === ORDER_SK ? orderSides : journeys).set(item.PK as string, item.SK === ORDER_SK ? item : unpackJourney(item));
   for (const item of await withPages(pixelId, [...journeys.values()])) journeys.set(item.PK as string, item);
   return identifiers.flatMap((identifier) => {
     const { PK } = journeyKey(pixelId, identifier);
@@ -362,7 +386,7 @@ async function withPages(pixelId: string, items: Array<Record<string, unknown>>)
   const pages = new Map<string, Array<Record<string, unknown>>>();
   for (const page of await batchGet(keys, { concurrency: READ_CONCURRENCY })) {
     const list = pages.get(page.PK as string) ?? [];
-    list.push(page);
+    list.push(unpackJourney(page));
     pages.set(page.PK as string, list);
   }
   return items.map((item) => {
@@ -420,7 +444,7 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
   // here instead of reading them again.
   const existing = new Map<string, Record<string, unknown>>();
   for (const item of await batchGet([...byIdentifier.keys()].map((identifier) => journeyKey(pixelId, identifier)), { concurrency: READ_CONCURRENCY })) {
-    existing.set(identifierOf(pixelId, item), item);
+    existing.set(identifierOf(pixelId, item), unpackJourney(item));
   }
   const updates: Array<{ identifier: string; writes: EntryWrite[] }> = [];
   const puts: WriteRequest[] = [];
@@ -434,22 +458,26 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
     // (A rebuild beside the drain replays stored deliveries, which write the same entries again.)
     const item = existing.get(identifier);
     const bytes = entryBytes(writes);
-    if (!item && bytes < ITEM_ENTRY_BYTES) {
+    // A new item, or a known one without pages: put whole, unless its packed maps would not fit
+    // (the bound holds for the packed text itself, which escaping can make longer than `sz`).
+    let whole: Record<string, unknown> | undefined;
+    if (!item) {
       // A purchase's new `o:` item takes its order's date (and the day item its journey is about
       // to be filed under) as `applyOrderDates` would write them on the order side: one write
       // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
       const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
-      const created = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
-      if (order) dated.add(order.order.orderId);
-      puts.push({ PutRequest: { Item: created } });
-      written.set(identifier, created);
-    } else if (item && item.np === undefined && (typeof item.sz === 'number' ? item.sz : 0) + bytes < ITEM_ENTRY_BYTES) {
-      const grown = withEntries(item, writes, bytes);
-      puts.push({ PutRequest: { Item: grown } });
-      written.set(identifier, grown);
+      whole = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
+    } else if (item.np === undefined && (typeof item.sz === 'number' ? item.sz : 0) + bytes < ITEM_ENTRY_BYTES) {
+      whole = withEntries(item, writes, bytes);
+    }
+    const packed = whole && packJourney(whole);
+    if (whole && packed && Buffer.byteLength(packed.j) < ITEM_ENTRY_BYTES) {
+      if (!item && identifier.startsWith('o:') && latest.has(identifier.slice(2))) dated.add(identifier.slice(2));
+      puts.push({ PutRequest: { Item: packed } });
+      written.set(identifier, whole);
     } else {
       // Full or paged: the entries go to its last page by conditional updates, which open a new
-      // page when one fills.
+      // page when one fills (a packed item, which has no maps, takes no update: it is full).
       for (let i = 0; i < writes.length; i += ENTRIES_PER_UPDATE) updates.push({ identifier, writes: writes.slice(i, i + ENTRIES_PER_UPDATE) });
     }
   }
@@ -531,13 +559,16 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
     pages.set(pageId(item.SK as string, day), { events: decodeEvents(item.data as Uint8Array), superseded: (item.superseded as Set<string> | undefined) ?? new Set() });
   }
   const leaving = new Set(deliveries.map(({ entryId, eventId, day }) => `${pageId(entryId, day)}\u0000${eventId}`));
-  const found = await mapWithConcurrency(deliveries, WRITE_CONCURRENCY, async ({ entryId, eventId, day }): Promise<TakenBack | undefined> => {
+  // What each delivery wrote, and so what to take out of each identifier's item and pages.
+  const removals = new Map<string, { l: Set<string>; t: Set<string> }>();
+  const taken: TakenBack[] = [];
+  for (const { entryId, eventId, day } of deliveries) {
     const page = pages.get(pageId(entryId, day));
     // The first delivery of an eventId within an entry is the entry's (project-log-entries.ts).
     const event = page?.events.find((candidate) => candidate.eventId === eventId);
-    if (!page || !event) return undefined;
+    if (!page || !event) continue;
     const ids = [...new Set(writesOf(entryId, event).map((write) => write.identifier))].sort();
-    if (ids.length === 0) return undefined;
+    if (ids.length === 0) continue;
     const delivery = deliveryId(eventId, entryId);
     const link = ids.length >= 2 ? groupLinkKey(entryId, day, ids) : undefined;
     const group = ids.join('\n');
@@ -545,26 +576,55 @@ export async function retractDeliveries(pixelId: string, deliveries: ReadonlyArr
       other.eventId !== eventId && !page.superseded.has(other.eventId) && !leaving.has(`${pageId(entryId, day)}\u0000${other.eventId}`) && [...eventIdentifiers(other)].sort().join('\n') === group;
     const removeGroup = link !== undefined && !page.events.some(stands);
     for (const identifier of ids) {
-      // The entries may be on any of the identifier's pages.
-      const { Item: base } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: journeyKey(pixelId, identifier), ConsistentRead: true, ProjectionExpression: 'np' }));
-      const pageCount = typeof base?.np === 'number' ? base.np : 0;
-      for (const key of [journeyKey(pixelId, identifier), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
-        await unlessRefused(() =>
-          documentClient.send(
-            new UpdateCommand({
-              TableName: tableName(),
-              Key: key,
-              UpdateExpression: `REMOVE l.#l, t.#t${removeGroup ? ', l.#g' : ''}`,
-              ConditionExpression: 'attribute_exists(l)',
-              ExpressionAttributeNames: { '#l': `ev:${delivery}`, '#t': delivery, ...(removeGroup ? { '#g': link! } : {}) },
-            }),
-          ),
-        );
-      }
+      const removal = removals.get(identifier) ?? { l: new Set<string>(), t: new Set<string>() };
+      removal.l.add(`ev:${delivery}`);
+      if (removeGroup) removal.l.add(link!);
+      removal.t.add(delivery);
+      removals.set(identifier, removal);
     }
-    return { entryId, eventId, day, ids };
-  });
-  return found.filter((taken) => taken !== undefined);
+    taken.push({ entryId, eventId, day, ids });
+  }
+  // One identifier at a time each (a packed item is read, changed and put whole), identifiers side by side.
+  await mapWithConcurrency([...removals], WRITE_CONCURRENCY, ([identifier, removal]) => removeEntries(pixelId, identifier, removal));
+  return taken;
+}
+
+/**
+ * Takes entries out of an identifier's item and pages, wherever they are: a packed item is put
+ * whole without them (its projector is the only writer of it, as in `applyJourneyEvents`), maps
+ * lose them by conditional updates (refused where the item has no maps: nothing to take out).
+ * Entries already gone are no change, so a retry does the same.
+ */
+async function removeEntries(pixelId: string, identifier: string, removal: { l: ReadonlySet<string>; t: ReadonlySet<string> }): Promise<void> {
+  const base = journeyKey(pixelId, identifier);
+  const { Item: item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: base, ConsistentRead: true }));
+  if (!item) return;
+  if (typeof item.j === 'string') {
+    const whole = unpackJourney(item) as Record<string, unknown> & JourneyMaps;
+    const l = Object.fromEntries(Object.entries(whole.l).filter(([key]) => !removal.l.has(key)));
+    const t = Object.fromEntries(Object.entries(whole.t).filter(([key]) => !removal.t.has(key)));
+    if (Object.keys(l).length !== Object.keys(whole.l).length || Object.keys(t).length !== Object.keys(whole.t).length) {
+      await documentClient.send(new PutCommand({ TableName: tableName(), Item: packJourney({ ...whole, l, t }) }));
+    }
+  }
+  const pageCount = typeof item.np === 'number' ? item.np : 0;
+  const names = [...[...removal.l].map((key) => ['l', key] as const), ...[...removal.t].map((key) => ['t', key] as const)];
+  for (const key of [...(item.l !== undefined ? [base] : []), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
+    for (let start = 0; start < names.length; start += ENTRIES_PER_UPDATE) {
+      const chunk = names.slice(start, start + ENTRIES_PER_UPDATE);
+      await unlessRefused(() =>
+        documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: `REMOVE ${chunk.map(([map], i) => `${map}.#k${i}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(l)',
+            ExpressionAttributeNames: Object.fromEntries(chunk.map(([, name], i) => [`#k${i}`, name])),
+          }),
+        ),
+      );
+    }
+  }
 }
 
 /**
@@ -729,7 +789,7 @@ export async function writeInitialJourneys(pixelId: string, deliveries: readonly
   }
   // Seeded items are whole sets of a few entries each; `sz` counts them as `setEntries` would.
   const mapBytes = (map: Record<string, unknown>) => Object.entries(map).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) + 8 : 0), 0);
-  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: { ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) } } }));
+  const puts: WriteRequest[] = [...items].map(([identifier, maps]) => ({ PutRequest: { Item: packJourney({ ...journeyKey(pixelId, identifier), ...maps, sz: mapBytes(maps.l) + mapBytes(maps.t) }) } }));
   for (const [identifier, item] of orderSides) puts.push({ PutRequest: { Item: { ...orderSideKey(pixelId, identifier), ...item } } });
   for (const { key, jo } of days.values()) puts.push({ PutRequest: { Item: { ...key, jo } } });
   await batchWrite(puts, { concurrency: WRITE_CONCURRENCY });

@@ -47,7 +47,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     `<entryId>` (what the counts hold of one event page) and `#QD#<day>` / `COLS` (a day's order facts in
  *                     columns, what the order reads read) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
- *                     of one identifier, written by events only; a purchase's new `o:` item also its
+ *                     of one identifier, packed in `j` when the item is put whole, written by events only; a purchase's new `o:` item also its
  *                     order's date `d` and filing `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
  *                     `/ ORDER` (its order side: imported orders' links `or:<orderId>`; on an `o:`
  *                     identifier its date `d` and the days its journey is filed under `fd`),

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
-import { orderJourneyKey } from '../../shared/store/journey-repository';
+import { orderJourneyKey, unpackJourney } from '../../shared/store/journey-repository';
 import type { VersionedOrder } from '../../shared/store/order-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { visit } from '../support/attribution-fixtures';
@@ -44,7 +44,8 @@ async function filedJourneys(pixelId: string): Promise<Record<string, unknown>> 
 async function toOldLayout(pixelId: string): Promise<void> {
   const items = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#AJ#`));
   for (const side of items.filter((item) => item.SK === 'ORDER')) {
-    const journey = items.find((item) => item.PK === side.PK && item.SK === 'JOURNEY') ?? { PK: side.PK, SK: 'JOURNEY', l: {}, t: {} };
+    const found = items.find((item) => item.PK === side.PK && item.SK === 'JOURNEY');
+    const journey = found ? unpackJourney(found) : { PK: side.PK, SK: 'JOURNEY', l: {}, t: {} };
     const { PK: _pk, SK: _sk, d, fd, ...links } = side;
     const l = { ...(journey.l as object), ...links };
     await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...journey, l, ...(d ? { d } : {}), ...(fd ? { fd } : {}) } }));
@@ -66,7 +67,7 @@ describe('journey order sides', () => {
     const items = (await wholeTable()).filter((item) => String(item.PK).startsWith('PIXEL#px_side#AJ#'));
     const email = items.filter((item) => item.PK === `PIXEL#px_side#AJ#e:${EMAIL}`);
     expect(email.map((item) => item.SK).sort()).toEqual(['JOURNEY', 'ORDER']);
-    const journey = email.find((item) => item.SK === 'JOURNEY')!;
+    const journey = unpackJourney(email.find((item) => item.SK === 'JOURNEY')!);
     expect(Object.keys(journey.l as object).every((key) => key.startsWith('eg:'))).toBe(true);
     expect(Object.keys(email.find((item) => item.SK === 'ORDER')!)).toContain('or:side-1');
     const orderSide = items.find((item) => item.PK === 'PIXEL#px_side#AJ#o:side-1' && item.SK === 'ORDER')!;

@@ -1,8 +1,9 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
+import { unpackJourney } from '../../shared/store/journey-repository';
 import { dayOf, markSuperseded, pageKey, writeEventPages } from '../../shared/store/event-repository';
 import { eventTtl } from '../../shared/store/retention';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
@@ -61,7 +62,7 @@ async function journeyState(pixelId: string) {
   const items = (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`));
   const journeys = items
     .filter((item) => String(item.PK).includes('#AJ#') && item.SK !== 'GENERATION')
-    .map(({ sz: _sz, ...item }) => item)
+    .map(({ sz: _sz, ...item }) => unpackJourney(item))
     .filter((item) => item.SK !== 'JOURNEY' || Object.keys(item.l as object).length > 0 || Object.keys(item.t as object).length > 0)
     .map((item) => JSON.parse(JSON.stringify(item).replaceAll(pixelId, 'PIXEL')) as Record<string, unknown>)
     .sort((a, b) => (`${a.PK}|${a.SK}` < `${b.PK}|${b.SK}` ? -1 : 1));
@@ -71,21 +72,23 @@ async function journeyState(pixelId: string) {
 
 const EMAIL = 'e'.repeat(64);
 
-/** Rewrites a pixel's group links (`eg:`) as the one delivery's links they were before group links (`ev:<delivery>`). */
+/**
+ * Rewrites a pixel's group links (`eg:`) as the one delivery's links they were before group links
+ * (`ev:<delivery>`), in maps, as items were kept then.
+ */
 async function toDeliveryLinks(pixelId: string, delivery: string) {
-  for (const item of (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#AJ#`) && item.SK === 'JOURNEY')) {
-    for (const [key, value] of Object.entries((item.l ?? {}) as Record<string, unknown>)) {
-      if (!key.startsWith('eg:')) continue;
-      await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { PK: item.PK, SK: item.SK },
-          UpdateExpression: 'REMOVE l.#old SET l.#new = :value',
-          ExpressionAttributeNames: { '#old': key, '#new': `ev:${delivery}` },
-          ExpressionAttributeValues: { ':value': value },
-        }),
-      );
-    }
+  for (const stored of (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#AJ#`) && item.SK === 'JOURNEY')) {
+    const item = unpackJourney(stored);
+    const l = Object.fromEntries(Object.entries((item.l ?? {}) as Record<string, unknown>).map(([key, value]) => [key.startsWith('eg:') ? `ev:${delivery}` : key, value]));
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...item, l, t: item.t ?? {} } }));
+  }
+}
+
+/** Rewrites a pixel's identifier items with their maps unpacked, as earlier layouts kept them. */
+async function toMaps(pixelId: string) {
+  for (const stored of (await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#AJ#`) && item.SK === 'JOURNEY')) {
+    const { l = {}, t = {}, ...item } = unpackJourney(stored);
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: { ...item, l, t } }));
   }
 }
 
@@ -165,5 +168,31 @@ describe('journey delivery pointers', () => {
     await project('px_ptr_legacy_clean', entry('01KLEGACY00001', [adVisit('old', 9, 'first-browser')]));
 
     expect((await journeyState('px_ptr_legacy')).journeys).toEqual((await journeyState('px_ptr_legacy_clean')).journeys);
+  });
+  it('puts items whole with their maps packed in one attribute, and reads, extends and takes back entries of items kept in maps alike', async () => {
+    const first = entry('01KPACK0000002', [adVisit('p1', 12, 'pk', EMAIL), adVisit('q1', 12, 'pk', EMAIL)]);
+    const second = entry('01KPACK0000003', [adVisit('b1', 14, 'pk', EMAIL)]);
+    const winner = entry('01KPACK0000001', [adVisit('p1', 9, 'pk-first')], [{ entryId: '01KPACK0000002', eventId: 'p1', day: DAY_ONE }]);
+    const withoutP1 = { ...first, events: first.events.filter((event) => event.eventId !== 'p1') };
+
+    // Items in maps, as earlier layouts (and updates) keep them: extended, then a delivery taken back.
+    await project('px_pack_maps', first);
+    await toMaps('px_pack_maps');
+    await project('px_pack_maps', second);
+    await toMaps('px_pack_maps');
+    await project('px_pack_maps', withoutP1, winner);
+
+    await project('px_pack_clean', entry('01KPACK0000001', [adVisit('p1', 9, 'pk-first')]));
+    await project('px_pack_clean', withoutP1);
+    await project('px_pack_clean', second);
+
+    expect((await journeyState('px_pack_maps')).journeys).toEqual((await journeyState('px_pack_clean')).journeys);
+    const stored = (await wholeTable()).filter((item) => String(item.PK).startsWith('PIXEL#px_pack_clean#AJ#') && item.SK === 'JOURNEY');
+    expect(stored.length).toBeGreaterThan(2);
+    for (const item of stored) {
+      expect(typeof item.j).toBe('string');
+      expect(item).not.toHaveProperty('l');
+      expect(item).not.toHaveProperty('t');
+    }
   });
 });

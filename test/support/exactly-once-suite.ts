@@ -6,6 +6,7 @@ import { drainAll } from '../../shared/pipeline/drain';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
+import { unpackJourney } from '../../shared/store/journey-repository';
 import { dayCopyAttributes, leanFact } from '../../shared/store/query-read-models';
 import { appendLogEntry, type LogEntry } from '../../shared/store/log-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
@@ -148,7 +149,8 @@ async function run(
 }
 
 async function snapshot(pixelId: string): Promise<unknown> {
-  const mine = journeysAsRead((await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`)));
+  // A journey item's maps as a read takes them, whether packed (`j`) or not: which form an item has depends on the path a run took.
+  const mine = journeysAsRead((await wholeTable()).filter((item) => String(item.PK).startsWith(`PIXEL#${pixelId}#`)).map((item) => (String(item.PK).includes('#AJ#') ? unpackJourney(item) : item)));
   const text = JSON.stringify(
     mine
       .map((item) => {
