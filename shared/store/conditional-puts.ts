@@ -3,6 +3,7 @@ import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { unlessRefused } from './condition-failure';
 import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
+import { transactionChunks } from './transaction-chunks';
 
 /** One conditional put, as a PutItem call would take it (the table is the service's). */
 export interface ConditionalPut {
@@ -12,9 +13,6 @@ export interface ConditionalPut {
   ExpressionAttributeValues?: Record<string, unknown>;
 }
 
-/** DynamoDB's caps on one TransactWriteItems call: 100 actions, 4 MB (kept well below). */
-const ITEMS_PER_CALL = 100;
-const BYTES_PER_CALL = 3_000_000;
 const CONCURRENCY = 4;
 const MAX_ROUNDS = 8;
 
@@ -45,7 +43,7 @@ export async function putEachUnlessRefused(puts: readonly ConditionalPut[]): Pro
     if (contended) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** round));
     contended = false;
     const again: typeof pending = [];
-    await mapWithConcurrency(chunks(pending), CONCURRENCY, async (chunk) => {
+    await mapWithConcurrency(transactionChunks(pending, ({ put }) => JSON.stringify(put).length), CONCURRENCY, async (chunk) => {
       // A put alone needs no transaction, and costs a plain put's write units.
       if (chunk.length === 1) return putEachAlone(chunk, written);
       try {
@@ -87,22 +85,4 @@ function cancellationReasons(error: unknown, actions: number): string[] | undefi
   const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
   if (!Array.isArray(reasons) || reasons.length !== actions) return undefined;
   return reasons.map((reason) => reason?.Code ?? 'None');
-}
-
-function chunks<T extends { put: ConditionalPut }>(puts: readonly T[]): T[][] {
-  const result: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const one of puts) {
-    const size = JSON.stringify(one.put).length;
-    if (chunk.length === ITEMS_PER_CALL || (chunk.length > 0 && bytes + size > BYTES_PER_CALL)) {
-      result.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(one);
-    bytes += size;
-  }
-  if (chunk.length > 0) result.push(chunk);
-  return result;
 }

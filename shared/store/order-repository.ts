@@ -6,6 +6,7 @@ import { orderSchema, type Order, type OrderUpdate } from '../orders/order';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite } from './batch-write';
 import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
+import { transactionChunks } from './transaction-chunks';
 import { queryAll } from './query-all';
 
 /**
@@ -44,9 +45,6 @@ import { queryAll } from './query-all';
 const ORDER_SK = 'ORDER';
 const MAX_ATTEMPTS = 6;
 const READ_CONCURRENCY = 4;
-/** DynamoDB's cap on one TransactWriteItems call: 100 actions and 4 MB; kept under both. */
-const TRANSACTION_ITEMS = 100;
-const TRANSACTION_BYTES = 3_000_000;
 const TRANSACTION_CONCURRENCY = 4;
 
 const orderKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: ORDER_SK });
@@ -199,7 +197,7 @@ async function applyInTransactions(pixelId: string, work: readonly OrderWork[]):
       else writes.push({ work: one, plan });
     }
     const again: OrderWork[] = [];
-    await mapWithConcurrency(transactionChunks(writes), TRANSACTION_CONCURRENCY, async (chunk) => {
+    await mapWithConcurrency(transactionChunks(writes, ({ plan }) => JSON.stringify(plan.put.Item).length), TRANSACTION_CONCURRENCY, async (chunk) => {
       try {
         // Up to 100 items: a bulk call, with the bulk client's longer attempt timeout.
         await bulkDocumentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ plan }) => ({ Put: { TableName: tableName(), ...plan.put } })) }));
@@ -213,25 +211,6 @@ async function applyInTransactions(pixelId: string, work: readonly OrderWork[]):
     pending = again;
   }
   return outcomes;
-}
-
-/** Writes in groups DynamoDB takes in one transaction: at most 100 items, and far below its 4 MB. */
-function transactionChunks<T extends { plan: { put: { Item: Record<string, unknown> } } }>(writes: readonly T[]): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const write of writes) {
-    const size = JSON.stringify(write.plan.put.Item).length;
-    if (chunk.length === TRANSACTION_ITEMS || (chunk.length > 0 && bytes + size > TRANSACTION_BYTES)) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(write);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
 }
 
 /**
