@@ -255,6 +255,10 @@ async function ensureJourneyItem(key: ItemKey): Promise<boolean> {
 export const ITEM_ENTRY_BYTES = 300_000;
 const MAX_PAGE_ATTEMPTS = 32;
 export const journeyPageKey = (pixelId: string, identifier: string, page: number): ItemKey => ({ PK: `PIXEL#${pixelId}#AJ#${identifier}`, SK: `${JOURNEY_SK}#${page}` });
+/** How many pages an identifier's item has opened past itself (`np`). */
+const pageCount = (item: Record<string, unknown> | undefined) => (typeof item?.np === 'number' ? item.np : 0);
+/** The keys of those pages, `JOURNEY#1` to `JOURNEY#<np>`. */
+const pageKeys = (pixelId: string, identifier: string, item: Record<string, unknown>) => Array.from({ length: pageCount(item) }, (_, i) => journeyPageKey(pixelId, identifier, i + 1));
 
 /**
  * Sets deliveries' entries on an identifier's item, or on its last page once the item is full:
@@ -293,7 +297,7 @@ async function setEntries(pixelId: string, identifier: string, writes: readonly 
       await ensureJourneyItem(base);
       continue;
     }
-    const pages = typeof item.np === 'number' ? item.np : 0;
+    const pages = pageCount(item);
     if (page !== pages) {
       page = pages;
       continue;
@@ -378,10 +382,7 @@ function mergeSides(PK: string, journey: Record<string, unknown> | undefined, or
 
 /** Journey items as read, each with its pages' entries merged into its maps (`np` pages). */
 async function withPages(pixelId: string, items: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
-  const keys = items.flatMap((item) => {
-    const identifier = identifierOf(pixelId, item);
-    return Array.from({ length: typeof item.np === 'number' ? item.np : 0 }, (_, i) => journeyPageKey(pixelId, identifier, i + 1));
-  });
+  const keys = items.flatMap((item) => pageKeys(pixelId, identifierOf(pixelId, item), item));
   if (keys.length === 0) return items;
   const pages = new Map<string, Array<Record<string, unknown>>>();
   for (const page of await batchGet(keys, { concurrency: READ_CONCURRENCY })) {
@@ -458,21 +459,21 @@ export async function applyJourneyEvents(pixelId: string, deliveries: readonly J
     // (A rebuild beside the drain replays stored deliveries, which write the same entries again.)
     const item = existing.get(identifier);
     const bytes = entryBytes(writes);
+    // A purchase's new `o:` item takes its order's date (and the day item its journey is about
+    // to be filed under) as `applyOrderDates` would write them on the order side: one write
+    // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
+    const order = !item && identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
     // A new item, or a known one without pages: put whole, unless its packed maps would not fit
     // (the bound holds for the packed text itself, which escaping can make longer than `sz`).
     let whole: Record<string, unknown> | undefined;
     if (!item) {
-      // A purchase's new `o:` item takes its order's date (and the day item its journey is about
-      // to be filed under) as `applyOrderDates` would write them on the order side: one write
-      // fewer a new order. A read takes the newer of the two dates (`mergeSides`).
-      const order = identifier.startsWith('o:') ? latest.get(identifier.slice(2)) : undefined;
       whole = { ...newJourneyItem(pixelId, identifier, writes), ...(order ? datedAttributes(pixelId, order) : {}) };
     } else if (item.np === undefined && (typeof item.sz === 'number' ? item.sz : 0) + bytes < ITEM_ENTRY_BYTES) {
       whole = withEntries(item, writes, bytes);
     }
     const packed = whole && packJourney(whole);
     if (whole && packed && Buffer.byteLength(packed.j) < ITEM_ENTRY_BYTES) {
-      if (!item && identifier.startsWith('o:') && latest.has(identifier.slice(2))) dated.add(identifier.slice(2));
+      if (order) dated.add(order.order.orderId);
       puts.push({ PutRequest: { Item: packed } });
       written.set(identifier, whole);
     } else {
@@ -520,8 +521,6 @@ function withEntries(item: Record<string, unknown>, writes: readonly EntryWrite[
   for (const write of writes) maps[write.map][write.key] = write.value;
   return { ...item, ...maps, sz: (typeof item.sz === 'number' ? item.sz : 0) + bytes };
 }
-
-const pageCount = (item: Record<string, unknown> | undefined) => (typeof item?.np === 'number' ? item.np : 0);
 
 /** Bytes `sz` counts for entries: their keys and values, and a little for each entry's overhead. */
 const entryBytes = (writes: readonly EntryWrite[]) => writes.reduce((sum, write) => sum + Buffer.byteLength(write.key) + Buffer.byteLength(write.value) + 8, 0);
@@ -607,9 +606,8 @@ async function removeEntries(pixelId: string, identifier: string, removal: { l: 
       await documentClient.send(new PutCommand({ TableName: tableName(), Item: packJourney({ ...whole, l, t }) }));
     }
   }
-  const pageCount = typeof item.np === 'number' ? item.np : 0;
   const names = [...[...removal.l].map((key) => ['l', key] as const), ...[...removal.t].map((key) => ['t', key] as const)];
-  for (const key of [...(item.l !== undefined ? [base] : []), ...Array.from({ length: pageCount }, (_, i) => journeyPageKey(pixelId, identifier, i + 1))]) {
+  for (const key of [...(item.l !== undefined ? [base] : []), ...pageKeys(pixelId, identifier, item)]) {
     for (let start = 0; start < names.length; start += ENTRIES_PER_UPDATE) {
       const chunk = names.slice(start, start + ENTRIES_PER_UPDATE);
       await unlessRefused(() =>
