@@ -131,9 +131,10 @@ async function serve(
     // Answer at once, and keep reading: most clients send the whole body before they read an
     // answer, and one still writing when the connection closes sees a reset (EPIPE), not the 413.
     // So no `connection: close` (with it Node closes the socket as soon as the answer is out):
-    // the rest of the upload is read and thrown away, up to a bound, then the connection is
-    // closed; past the bound it is dropped.
-    void discardUpload(request).then((drained) => drained && request.socket.destroySoon());
+    // the rest of the upload is read and thrown away, up to a bound; past it the connection is
+    // dropped. An upload read to its end leaves the connection at the next request, so it stays
+    // open: the answer promised keep-alive, and a client may already be sending on it again.
+    discardUpload(request);
     return send(413, { message: 'Request Entity Too Large' });
   }
 
@@ -216,22 +217,16 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'abo
 /** How much of an oversized upload is read and discarded so its sender sees the 413. */
 const MAX_DISCARDED_BYTES = 4 * MAX_BODY_BYTES;
 
-/** Reads and drops the rest of an upload; false when it was past the bound (the connection is dropped) or the client went away. */
-function discardUpload(request: IncomingMessage): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (request.complete) return resolve(true);
-    let discarded = 0;
-    request.removeAllListeners('data');
-    request.on('data', (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded <= MAX_DISCARDED_BYTES) return;
-      request.socket.destroy();
-      resolve(false);
-    });
-    request.once('end', () => resolve(true));
-    request.once('close', () => resolve(request.complete));
-    request.resume();
+/** Reads and drops the rest of an upload; past the bound, drops the connection. */
+function discardUpload(request: IncomingMessage): void {
+  if (request.complete) return;
+  let discarded = 0;
+  request.removeAllListeners('data');
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_BYTES) request.socket.destroy();
   });
+  request.resume();
 }
 
 /** The parts of the Lambda context handlers and middy use, with the deployed timeout. */

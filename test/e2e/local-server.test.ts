@@ -83,7 +83,7 @@ describe('uploads the client aborts, stalls or floods', () => {
       }),
       duplex: 'half',
     } as RequestInit).catch((error: Error) => error);
-    // The server answers and hangs up before the upload ends; the client sees the 413 or, if it was still sending, a reset.
+    // The server answers before the upload ends and reads the rest; a client stack that gives up on a request answered early sees an error instead.
     if (!(response instanceof Error)) {
       expect(response.status).toBe(413);
       expect(response.headers.get('x-request-id')).toBeTruthy();

@@ -43,6 +43,36 @@ describe('the local front door and slow clients', () => {
     expect(answer).toMatch(/\r\nx-request-id: \S+\r\n/);
   });
 
+  it('keeps a connection open after answering 413 to an upload it then read to the end, and answers the next request on it', async () => {
+    // The 413 promises keep-alive, so a client may send its next request on the same connection
+    // as soon as its upload is out: closing it then would fail that request.
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let received = '';
+    let closed = false;
+    let onChange = () => undefined as void;
+    socket.on('data', (chunk) => ((received += chunk), onChange()));
+    socket.on('close', () => ((closed = true), onChange()));
+    /** Resolves once what came back matches, or the connection is closed. */
+    const receivedMatching = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        onChange = () => void ((closed || pattern.test(received)) && resolve());
+        onChange();
+      });
+
+    const size = 11 * 1024 * 1024;
+    socket.write(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: ${size}\r\n\r\n`);
+    await new Promise((resolve) => socket.write(Buffer.alloc(size, 32), resolve));
+    await receivedMatching(/Request Entity Too Large/);
+    // Time for the server to read the rest of the upload (and, were it to hang up then, to do so).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+    // Both answers are chunked: the 200's ends with its `ok` chunk and the last, empty one.
+    await receivedMatching(/\r\nok\r\n0\r\n\r\n$/);
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 413 [^]*Request Entity Too Large[^]*HTTP\/1\.1 200 [^]*\r\nok\r\n0\r\n\r\n$/);
+  });
+
   it('closes promptly even while a client is still uploading', async () => {
     const other = await startLocalApi({ host: '127.0.0.1', port: 0, routes, handlers: new Map(), requestTimeoutMs: 60_000 });
     const socket = connect(Number(new URL(other.url).port), '127.0.0.1', () => socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{'));
