@@ -46,10 +46,10 @@ try {
     handlers.set(route.id, module.handler);
   }
 
-  // The stream trigger's local stand-in: projects accepted events and publishes outboxes. It stops
-  // after the API (nothing new is accepted) and before the store.
-  const { startDrain } = await import('../shared/pipeline/drain');
-  services.add('projection drain', startDrain());
+  // The stream trigger's local stand-in, on a thread of its own: projects accepted events and
+  // publishes outboxes. It stops after the API (nothing new is accepted) and before the store.
+  const { startDrainThread } = await import('../lib/local/drain-thread');
+  services.add('projection drain', await startDrainThread());
 
   // Bound before the first start writes anything, so a port taken meanwhile cannot cut it short.
   const api = services.add(
