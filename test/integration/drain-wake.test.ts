@@ -1,9 +1,13 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startDrainThread } from '../../lib/local/drain-thread';
 import { startDrain, type RunningDrain } from '../../shared/pipeline/drain';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { encodeEvents, logPartition } from '../../shared/store/log-repository';
-import { PENDING_SHARDS, pendingAttributes } from '../../shared/store/pending-index';
+import { PENDING_SHARDS, pendingAttributes, pendingShardOf } from '../../shared/store/pending-index';
 import { ingestEvents } from '../../shared/tracking/ingest-service';
 import { newEventId } from '../../shared/tracking/event-id';
 import { toStoredEvent } from '../../shared/tracking/stored-event';
@@ -17,6 +21,7 @@ const NEVER_MS = 600_000;
 let drain: RunningDrain | undefined;
 
 beforeAll(async () => {
+  // A drain thread reads the store's settings from the environment it is started with.
   await useFreshTable();
 });
 afterEach(async () => {
@@ -92,5 +97,54 @@ describe('the local drain', () => {
       }),
     );
     await vi.waitFor(async () => expect(await projectedAt(pixelId, entryId)).toBeTypeOf('string'), { timeout: 20_000, interval: 50 });
+  });
+});
+
+/** Appends one event for a pixel with nothing appended yet, as the events API does, and returns its log entry's id. */
+async function appendOne(pixelId: string, eventId: string): Promise<string> {
+  await ingestEvents(pixelId, { form: 'batch', events: [pageView({ eventId })] } as never, NOW);
+  const entryIds = await entryIdsOf(pixelId);
+  expect(entryIds).toHaveLength(1);
+  return entryIds[0]!;
+}
+
+const waitProjected = (pixelId: string, entryId: string) =>
+  vi.waitFor(async () => expect(await projectedAt(pixelId, entryId)).toBeTypeOf('string'), { timeout: 30_000, interval: 50 });
+
+/** Pixels whose pending items fall in different shards. */
+function pixelsInDistinctShards(prefix: string, count: number): string[] {
+  const byShard = new Map<number, string>();
+  for (let i = 0; byShard.size < count; i++) {
+    const pixelId = `${prefix}_${i}`;
+    if (!byShard.has(pendingShardOf(pixelId))) byShard.set(pendingShardOf(pixelId), pixelId);
+  }
+  return [...byShard.values()];
+}
+
+describe('the local drain on a thread of its own', () => {
+  it("projects what this thread appends, woken by this thread's appends, though its shards sleep past the test", async () => {
+    drain = await startDrainThread({ idlePollMs: NEVER_MS });
+    const [first, second] = pixelsInDistinctShards('px_thread_wake', 2) as [string, string];
+    await waitProjected(first, await appendOne(first, 'thread-wake-1'));
+    // By now every other shard has polled, found nothing and gone to sleep until woken.
+    await waitProjected(second, await appendOne(second, 'thread-wake-2'));
+  });
+
+  it('starts a thread that ended on its own again, and that one projects what was pending', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    process.env.DRAIN_THREAD_CRASH_FLAG = join(mkdtempSync(join(tmpdir(), 'drain-thread-')), 'crashed');
+    try {
+      drain = await startDrainThread({ preload: ['test/support/drain-thread-crash-once.ts'] });
+    } finally {
+      delete process.env.DRAIN_THREAD_CRASH_FLAG;
+    }
+    const pixelId = 'px_thread_restart';
+    await waitProjected(pixelId, await appendOne(pixelId, 'thread-restart-1'));
+    expect(errors.mock.calls.map((args) => String(args[0]))).toContainEqual(expect.stringMatching(/the projection thread ended \(exit code 1\); starting it again/));
+  });
+
+  it('stops once the pass in flight is done', async () => {
+    const running = await startDrainThread();
+    await expect(Promise.race([running.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))])).resolves.toBe('closed');
   });
 });
