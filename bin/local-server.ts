@@ -36,6 +36,14 @@ try {
   const eventBridge = services.add('EventBridge', await startEventBridgeSink({ file: config.eventsFile, region: config.region }));
   useLocalServices(config, { dynamodb: dynamo.endpoint, eventbridge: eventBridge.endpoint });
 
+  // The stream trigger's local stand-in, on a thread of its own: projects accepted events and
+  // publishes outboxes. Its thread loads its modules while this one loads the handlers; it joins
+  // the services once started, so it stops after the API (nothing new is accepted) and before the
+  // store. (A start that fails before then exits the process, and the thread with it.)
+  const { startDrainThread } = await import('../lib/local/drain-thread');
+  const drainStarting = startDrainThread();
+  drainStarting.catch(() => undefined);
+
   // Handlers build their SDK clients at import, so they are imported only now that the
   // environment points at the local services.
   const handlers = new Map<string, LambdaHandler>();
@@ -46,10 +54,7 @@ try {
     handlers.set(route.id, module.handler);
   }
 
-  // The stream trigger's local stand-in, on a thread of its own: projects accepted events and
-  // publishes outboxes. It stops after the API (nothing new is accepted) and before the store.
-  const { startDrainThread } = await import('../lib/local/drain-thread');
-  services.add('projection drain', await startDrainThread());
+  services.add('projection drain', await drainStarting);
 
   // Bound before the first start writes anything, so a port taken meanwhile cannot cut it short.
   const api = services.add(
