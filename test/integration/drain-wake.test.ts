@@ -52,6 +52,20 @@ async function entryIdsOf(pixelId: string): Promise<string[]> {
   return Items.map((item) => item.SK as string);
 }
 
+/** Appends one event for a pixel with nothing appended yet, as the events API does, and returns its log entry's id. */
+async function appendOne(pixelId: string, eventId: string): Promise<string> {
+  await ingestEvents(pixelId, { form: 'batch', events: [pageView({ eventId })] } as never, NOW);
+  const entryIds = await entryIdsOf(pixelId);
+  expect(entryIds).toHaveLength(1);
+  return entryIds[0]!;
+}
+
+const waitProjected = (pixelId: string, entryId: string) =>
+  vi.waitFor(async () => expect(await projectedAt(pixelId, entryId)).toBeTypeOf('string'), { timeout: 20_000, interval: 50 });
+
+/** What a stop came to within 20 s: `closed`, or `still running`. */
+const closedWithin20s = (closing: Promise<void>) => Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))]);
+
 describe('the local drain', () => {
   it('projects an entry this process appends at once, though every shard sleeps past the test', async () => {
     const polls = countEmptyPolls();
@@ -59,9 +73,7 @@ describe('the local drain', () => {
     // Every shard has polled, found nothing and gone to sleep: only a wake-up can find the entry now.
     await vi.waitFor(() => expect(polls.count()).toBeGreaterThanOrEqual(PENDING_SHARDS), { timeout: 10_000 });
     const pixelId = 'px_drain_wake';
-    await ingestEvents(pixelId, { form: 'batch', events: [pageView({ eventId: 'wake-1' })] } as never, NOW);
-    const [entryId] = await entryIdsOf(pixelId);
-    await vi.waitFor(async () => expect(await projectedAt(pixelId, entryId!)).toBeTypeOf('string'), { timeout: 20_000, interval: 50 });
+    await waitProjected(pixelId, await appendOne(pixelId, 'wake-1'));
   });
 
   it('stops at once when closed while a pass is in flight, though its shard would then sleep past the test', async () => {
@@ -81,7 +93,7 @@ describe('the local drain', () => {
     const closed = running.close();
     // The passes end after the close: each finds nothing, and must not go to sleep.
     release();
-    await expect(Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))])).resolves.toBe('closed');
+    await expect(closedWithin20s(closed)).resolves.toBe('closed');
   });
 
   it('finds an entry another process wrote (no wake-up here) on its idle poll', async () => {
@@ -96,20 +108,9 @@ describe('the local drain', () => {
         Item: { PK: logPartition(pixelId), SK: entryId, kind: 'events', pixelId, entryId, acceptedAt: NOW.toISOString(), count: 1, data: encodeEvents(events), ...pendingAttributes(pixelId, entryId) },
       }),
     );
-    await vi.waitFor(async () => expect(await projectedAt(pixelId, entryId)).toBeTypeOf('string'), { timeout: 20_000, interval: 50 });
+    await waitProjected(pixelId, entryId);
   });
 });
-
-/** Appends one event for a pixel with nothing appended yet, as the events API does, and returns its log entry's id. */
-async function appendOne(pixelId: string, eventId: string): Promise<string> {
-  await ingestEvents(pixelId, { form: 'batch', events: [pageView({ eventId })] } as never, NOW);
-  const entryIds = await entryIdsOf(pixelId);
-  expect(entryIds).toHaveLength(1);
-  return entryIds[0]!;
-}
-
-const waitProjected = (pixelId: string, entryId: string) =>
-  vi.waitFor(async () => expect(await projectedAt(pixelId, entryId)).toBeTypeOf('string'), { timeout: 30_000, interval: 50 });
 
 /** Pixels whose pending items fall in different shards. */
 function pixelsInDistinctShards(prefix: string, count: number): string[] {
@@ -145,6 +146,6 @@ describe('the local drain on a thread of its own', () => {
 
   it('stops once the pass in flight is done', async () => {
     const running = await startDrainThread();
-    await expect(Promise.race([running.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))])).resolves.toBe('closed');
+    await expect(closedWithin20s(running.close())).resolves.toBe('closed');
   });
 });
