@@ -29,14 +29,16 @@ const RESTART_DELAY_MS = 1_000;
 export async function startDrainThread(options: DrainThreadOptions = {}): Promise<RunningDrain> {
   let closing = false;
   let restart: NodeJS.Timeout | undefined;
+  // A restart whose thread is starting: a stop waits for it, and ends that thread.
+  let restarting: Promise<void> | undefined;
   let worker = await startWorker(options);
   const stopRelaying = onPendingWritten((shard) => worker.postMessage({ kind: 'pending', shard } satisfies DrainThreadMessage));
 
   const scheduleRestart = () => {
     restart = setTimeout(() => {
-      startWorker(options).then(
-        (next) => {
-          if (closing) return void next.terminate();
+      restarting = startWorker(options).then(
+        async (next) => {
+          if (closing) return void (await next.terminate());
           worker = next;
           watch(next);
         },
@@ -62,6 +64,7 @@ export async function startDrainThread(options: DrainThreadOptions = {}): Promis
       closing = true;
       clearTimeout(restart);
       stopRelaying();
+      await restarting;
       const current = worker;
       if (current.threadId === -1) return;
       const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
