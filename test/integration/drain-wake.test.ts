@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -142,6 +142,32 @@ describe('the local drain on a thread of its own', () => {
     const pixelId = 'px_thread_restart';
     await waitProjected(pixelId, await appendOne(pixelId, 'thread-restart-1'));
     expect(errors.mock.calls.map((args) => String(args[0]))).toContainEqual(expect.stringMatching(/the projection thread ended \(exit code 1\); starting it again/));
+  });
+
+  it('a stop while a thread that ended on its own is starting again waits for that thread and ends it', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const dir = mkdtempSync(join(tmpdir(), 'drain-thread-'));
+    process.env.DRAIN_THREAD_CRASH_FLAG = join(dir, 'crashed');
+    process.env.DRAIN_THREAD_HOLD = dir;
+    try {
+      const running = await startDrainThread({ preload: ['test/support/drain-thread-crash-once.ts'] });
+      // The append's wake-up ends the first thread; its restart then holds before its drain starts.
+      await appendOne('px_thread_stop_restart', 'thread-stop-restart-1');
+      await vi.waitFor(() => expect(existsSync(join(dir, 'holding'))).toBe(true), { timeout: 20_000, interval: 20 });
+      let settled = false;
+      const closing = running.close().finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      writeFileSync(join(dir, 'release'), '');
+      await expect(closedWithin20s(closing)).resolves.toBe('closed');
+      // Ended, not left running: no restart is logged after the stop, and nothing else failed.
+      expect(errors.mock.calls.map((args) => String(args[0]))).toEqual([expect.stringMatching(/the projection thread failed/), expect.stringMatching(/the projection thread ended \(exit code 1\); starting it again/)]);
+    } finally {
+      // A thread still holding (the test failed before releasing it) must not hold for ever.
+      writeFileSync(join(dir, 'release'), '');
+      delete process.env.DRAIN_THREAD_CRASH_FLAG;
+      delete process.env.DRAIN_THREAD_HOLD;
+    }
   });
 
   it('stops once the pass in flight is done', async () => {
