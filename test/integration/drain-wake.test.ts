@@ -160,7 +160,7 @@ describe('the local drain on a thread of its own', () => {
       expect(settled).toBe(false);
       writeFileSync(join(dir, 'release'), '');
       await expect(closedWithin20s(closing)).resolves.toBe('closed');
-      // Ended, not left running: no restart is logged after the stop, and nothing else failed.
+      // The thread the stop ended is not taken for one that failed: nothing is restarted, and nothing else was logged.
       expect(errors.mock.calls.map((args) => String(args[0]))).toEqual([expect.stringMatching(/the projection thread failed/), expect.stringMatching(/the projection thread ended \(exit code 1\); starting it again/)]);
     } finally {
       // A thread still holding (the test failed before releasing it) must not hold for ever.
