@@ -23,7 +23,7 @@ for (const route of routeTable) {
 }
 // BENCH_STORE_OPS_FILE counts this thread's store calls, and the projection thread's own.
 const storeOps = process.env.BENCH_STORE_OPS_FILE ? ['bench/store-ops.ts'] : [];
-for (const module of storeOps) await import(pathToFileURL(resolve(module)).href);
+if (storeOps.length > 0) await import('./store-ops');
 const { startDrainThread } = await import('../lib/local/drain-thread');
 // BENCH_READ_MODELS=0 projects the core stores only (events, dedup index, orders), to tell their cost from the read models'.
 // BENCH_PROJECTORS=<name,…> runs only the named read models (`none`: none), to see one read model's cost alone.

@@ -14,20 +14,17 @@ const options = workerData as DrainThreadOptions;
 for (const module of options.preload ?? []) await import(pathToFileURL(resolve(module)).href);
 const { startDrain } = await import('../../shared/pipeline/drain');
 const { readModelProjectors } = await import('../../shared/pipeline/read-models');
+const { announcePendingShard } = await import('../../shared/store/pending-index');
 
 const names = options.projectorNames;
-const wakeListeners = new Set<(shard: number) => void>();
 const drain = startDrain({
   ...(names ? { projectors: readModelProjectors.filter((projector) => names.includes(projector.name)) } : {}),
   ...(options.idlePollMs === undefined ? {} : { idlePollMs: options.idlePollMs }),
-  pendingWritten: (listener) => {
-    wakeListeners.add(listener);
-    return () => wakeListeners.delete(listener);
-  },
 });
 
 port.on('message', (message: DrainThreadMessage) => {
-  if (message.kind === 'pending') for (const wake of wakeListeners) wake(message.shard);
+  // The appending thread's writes, told to this thread's drain as its own appends would be.
+  if (message.kind === 'pending') announcePendingShard(message.shard);
   else if (message.kind === 'close') {
     // Ends this thread only (open SDK connections and all) once the pass in flight is done.
     void drain.close().then(() => process.exit(0));

@@ -76,23 +76,16 @@ export interface RunningDrain {
   close(): Promise<void>;
 }
 
-/** Subscribes a listener to the shards that gain a pending item; returns the unsubscribe. */
-export type PendingWrittenSource = (listener: (shard: number) => void) => () => void;
-
-/**
- * Starts the polling loops; `close` stops them after the pass in flight. `pendingWritten` says
- * which shards to wake: by default this process's own appends, or, for a drain on a thread of
- * its own, what the thread that appends relays.
- */
-export function startDrain(options: ProjectOptions & { idlePollMs?: number; pendingWritten?: PendingWrittenSource } = {}): RunningDrain {
-  const { idlePollMs = IDLE_POLL_MS, pendingWritten = onPendingWritten, ...projectOptions } = options;
+/** Starts the polling loops; `close` stops them after the pass in flight. */
+export function startDrain(options: ProjectOptions & { idlePollMs?: number } = {}): RunningDrain {
+  const { idlePollMs = IDLE_POLL_MS, ...projectOptions } = options;
   let stopped = false;
   const sleepers = new Set<() => void>();
   // An empty shard's sleep, ended early by a pending item of that shard written meanwhile.
   const idleWakers = new Map<number, () => void>();
   // Shards that gained a pending item while their loop was polling: the poll may have missed it.
   const announced = new Set<number>();
-  const stopListening = pendingWritten((shard) => {
+  const stopListening = onPendingWritten((shard) => {
     const wake = idleWakers.get(shard);
     if (wake) wake();
     else announced.add(shard);

@@ -35,7 +35,11 @@ export function onPendingWritten(listener: (shard: number) => void): () => void 
 /** Tells the listeners that an item of this pixel is pending: call once its write has succeeded. */
 export function announcePending(pixelId: string): void {
   if (pendingListeners.size === 0) return;
-  const shard = pendingShardOf(pixelId);
+  announcePendingShard(pendingShardOf(pixelId));
+}
+
+/** Tells the listeners that a shard gained a pending item: for a thread relaying another thread's writes. */
+export function announcePendingShard(shard: number): void {
   for (const listener of pendingListeners) listener(shard);
 }
 
