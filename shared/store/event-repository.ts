@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { memoizeBounded } from '../memoize-bounded';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { isExpired } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
@@ -31,9 +32,8 @@ export const EVENT_SHARDS = 4;
 const WRITE_CONCURRENCY = 8;
 const READ_CONCURRENCY = 8;
 
-export function shardOf(id: string): number {
-  return (createHash('sha256').update(id, 'utf8').digest()[0] as number) % EVENT_SHARDS;
-}
+/** A page's shard, a hash of its entry: asked once for each event of an entry, so recent answers are kept. */
+export const shardOf = memoizeBounded((id: string): number => (createHash('sha256').update(id, 'utf8').digest()[0] as number) % EVENT_SHARDS);
 
 export const dayOf = (timestamp: string) => timestamp.slice(0, 10);
 export const eventPartitionKey = (pixelId: string, day: string, shard: number) => `PIXEL#${pixelId}#EV#${day}#${shard}`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { memoizeBounded } from '../memoize-bounded';
 import { IdentityComponents, identityKeys } from '../analytics/identity-components';
 import { orderTimeOf, type QueryOrder } from '../analytics/query-data';
 import { ATTRIBUTION_WINDOWS } from '../attribution/attribution-engine';
@@ -207,9 +208,11 @@ export interface EntryWrite {
  * event: links were most of what a batch wrote, and most of what every walk read back and parsed.
  */
 export function groupLinkKey(entryId: string, day: string, group: readonly string[]): string {
-  const digest = createHash('sha256').update([...group].sort().join('\n')).digest('base64url').slice(0, 16);
-  return `eg:${entryId}#${day}#${digest}`;
+  return `eg:${entryId}#${day}#${groupDigest([...group].sort().join('\n'))}`;
 }
+
+// A visit's events carry the same group one after another, so the digest is asked again at once.
+const groupDigest = memoizeBounded((sorted: string) => createHash('sha256').update(sorted).digest('base64url').slice(0, 16));
 
 /**
  * The item that holds a group's whole list: its anonymous id (an event has at most one), else its
