@@ -178,7 +178,9 @@ export async function writeDedupIndex(index: DedupIndex, markers: readonly Event
   const changedByBucket = new Map<number, EventMarker[]>();
   for (const marker of markers) {
     const bucket = dedupBucketOf(marker.eventId);
-    changedByBucket.set(bucket, [...(changedByBucket.get(bucket) ?? []), marker]);
+    const changes = changedByBucket.get(bucket);
+    if (changes) changes.push(marker);
+    else changedByBucket.set(bucket, [marker]);
   }
   const created: IndexPage[] = [];
   const rewritten: IndexPage[] = [];
