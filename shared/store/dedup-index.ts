@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RetryableFault } from '../faults';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import { batchGet, type ItemKey } from './batch-get';
-import { documentClient, tableName } from './dynamo-client';
+import { bulkDocumentClient, documentClient, tableName } from './dynamo-client';
 import { queryAll } from './query-all';
+import { transactionChunks } from './transaction-chunks';
 import { VersionedCache } from './versioned-cache';
 
 /**
@@ -27,9 +28,10 @@ import { VersionedCache } from './versioned-cache';
  * past it are dropped when their page is rewritten, and a page's own `ttl` is its latest entry's,
  * so DynamoDB deletes a page once all of it has expired.
  *
- * Writes are conditional on the `version` each page was read at: a pixel's entries are projected
- * by one consumer at a time, so a failed condition means another one (an import's drain racing
- * the server's) got there first, and the batch is retried whole on fresh pages.
+ * Writes are conditional on the `version` each page was read at, a batch's pages up to 100 to a
+ * transaction (`writePages`): a pixel's entries are projected by one consumer at a time, so a
+ * failed condition means another one (an import's drain racing the server's) got there first,
+ * and the batch is retried whole on fresh pages.
  *
  * Reading: a bucket is listed with one Query that returns each page's key, `version` and `stamp`
  * only; a page's entries come from this process's cache when it holds that very (version, stamp),
@@ -222,8 +224,7 @@ export async function writeDedupIndex(index: DedupIndex, markers: readonly Event
       (page.version === undefined ? created : rewritten).push(page);
     }
   }
-  await settleAll(created, putPage);
-  await settleAll(rewritten, putPage);
+  await writePages([...created, ...rewritten]);
 }
 
 /** The page's entries as this run's own copy: the cached map stays as its version holds it, whatever this run does. */
@@ -235,46 +236,60 @@ function own(page: IndexPage): IndexPage {
   return page;
 }
 
-/**
- * Writes every page before reporting the first failure: no write of a failed batch may still be in
- * flight when it is retried, or the retry would read a page that then changes under it.
- */
-async function settleAll(pages: readonly IndexPage[], write: (page: IndexPage) => Promise<void>): Promise<void> {
-  const outcomes = await mapWithConcurrency(pages, CONCURRENCY, (page) => write(page).then(
-    () => undefined,
-    (error: unknown) => ({ error }),
-  ));
-  const failure = outcomes.find((outcome) => outcome !== undefined);
-  if (failure) throw failure.error;
+/** A page's write, as one action of a transaction: its put (its delete once it is empty), conditional on the version it was read at. */
+interface PageWrite {
+  page: IndexPage;
+  action: { Put: PutAction } | { Delete: DeleteAction };
+  /** What the cache holds for the page once the write is stored (a deleted page holds nothing). */
+  stored?: { version: number; stamp: string };
 }
+type Condition = { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+type PutAction = { TableName: string; Item: Record<string, unknown> } & Condition;
+type DeleteAction = { TableName: string; Key: ItemKey } & Condition;
 
-async function putPage(page: IndexPage): Promise<void> {
-  const condition =
+function pageWrite(page: IndexPage): PageWrite | undefined {
+  const condition: Condition =
     page.version === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': page.version } };
-  try {
-    if (page.entries.size === 0) {
-      if (page.version !== undefined) await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: page.key, ...condition }));
-      return;
+  if (page.entries.size === 0) {
+    // A page this run made and emptied again was never stored.
+    return page.version === undefined ? undefined : { page, action: { Delete: { TableName: tableName(), Key: page.key, ...condition } } };
+  }
+  const ttl = Math.max(...[...page.entries.values()].map((entry) => entry.t));
+  const stored = { version: (page.version ?? 0) + 1, stamp: newStamp() };
+  const Item = { ...page.key, data: page.data ?? encode(page.entries), count: page.entries.size, version: stored.version, stamp: stored.stamp, ttl };
+  return { page, action: { Put: { TableName: tableName(), Item, ...condition } }, stored };
+}
+
+/**
+ * Writes the pages in the order given (new pages before the pages entries left or changed in),
+ * up to 100 to a TransactWriteItems call: a batch's few dozen pages are one call instead of one
+ * each (a call costs the SDK and the store far more than a page does; DynamoDB bills a
+ * transaction's items at twice the write units of a plain put, so a lone page is a plain put).
+ * Each call is awaited before the next, so no write of a failed batch is still in flight when it
+ * is retried. A refused condition means another consumer wrote the index since it was read: the
+ * batch is retried whole, on fresh pages.
+ */
+async function writePages(pages: readonly IndexPage[]): Promise<void> {
+  const writes = pages.map(pageWrite).filter((write): write is PageWrite => write !== undefined);
+  for (const chunk of transactionChunks(writes, ({ page }) => (page.data?.length ?? 0) + 200)) {
+    try {
+      if (chunk.length > 1) await bulkDocumentClient.send(new TransactWriteCommand({ TransactItems: chunk.map(({ action }) => action) }));
+      else if ('Put' in chunk[0]!.action) await documentClient.send(new PutCommand(chunk[0]!.action.Put));
+      else await documentClient.send(new DeleteCommand(chunk[0]!.action.Delete));
+    } catch (error) {
+      const name = (error as Error)?.name;
+      if (name !== 'ConditionalCheckFailedException' && name !== 'TransactionCanceledException') throw error;
+      throw new RetryableFault('The eventId index changed while this batch was projected', { cause: error });
     }
-    const ttl = Math.max(...[...page.entries.values()].map((entry) => entry.t));
-    const version = (page.version ?? 0) + 1;
-    const stamp = newStamp();
-    await documentClient.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...page.key, data: page.data ?? encode(page.entries), count: page.entries.size, version, stamp, ttl },
-        ...condition,
-      }),
-    );
-    pageCache.set(cacheKey(page.key), cacheVersion(version, stamp), page.entries);
-    // The page now holds what is stored, and its map is the cache's: a later change copies it again.
-    page.version = version;
-    page.owned = false;
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    throw new RetryableFault('The eventId index changed while this batch was projected', { cause: error });
+    for (const { page, stored } of chunk) {
+      if (!stored) continue;
+      pageCache.set(cacheKey(page.key), cacheVersion(stored.version, stored.stamp), page.entries);
+      // The page now holds what is stored, and its map is the cache's: a later change copies it again.
+      page.version = stored.version;
+      page.owned = false;
+    }
   }
 }
 

@@ -91,6 +91,29 @@ describe('the eventId dedup index', () => {
     expect([...again.markers.keys()]).toEqual([ids[0]]);
   });
 
+  it('writes a batch\'s pages all or none: one page changed since it was read leaves every other page as it was', async () => {
+    const pixelId = 'px_dedup_whole';
+    const marker = (eventId: string): EventMarker => ({ eventId, pos: `01JWHOLE#000`, page: pageKey(pixelId, '2026-03-12', '01JWHOLE'), supersedes: [], supersededOrders: [], ttl: 1_900_000_000 });
+    // An eventId in bucket 0 stored first, and one for bucket 0 that another consumer writes while the batch below runs.
+    const inBucket = (bucket: number, prefix: string) => Array.from({ length: 1_000 }, (_, i) => `${prefix}-${i}`).find((id) => dedupBucketOf(id) === bucket)!;
+    const ids = Array.from({ length: 8 }, (_, bucket) => inBucket(bucket, 'whole'));
+    const rival = inBucket(0, 'rival');
+    const first = await readDedupIndex(pixelId, [...ids, rival], pageKeyOf(pixelId));
+    await writeDedupIndex(first, [marker(ids[0]!)], 0);
+    // A batch with a new eventId in bucket 0 (whose page the rival rewrites meanwhile) and one in each other bucket.
+    const late = inBucket(0, 'late');
+    const batch = [late, ...ids.slice(1)];
+    const stale = await readDedupIndex(pixelId, batch, pageKeyOf(pixelId));
+    const other = await readDedupIndex(pixelId, [rival], pageKeyOf(pixelId));
+    await writeDedupIndex(other, [marker(rival)], 0);
+    const before = await indexPages(pixelId);
+
+    await expect(writeDedupIndex(stale, batch.map(marker), 0)).rejects.toBeInstanceOf(RetryableFault);
+    expect(await indexPages(pixelId)).toEqual(before);
+    const again = await readDedupIndex(pixelId, [...ids, rival, late], pageKeyOf(pixelId));
+    expect([...again.markers.keys()].sort()).toEqual([ids[0]!, rival].sort());
+  });
+
   it('reads a page another process wrote anew under a key and version this process has cached (its stamp differs)', async () => {
     const pixelId = 'px_dedup_stamp';
     const [mine, theirs] = ['mine', 'theirs'].map((prefix) => Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`).find((id) => dedupBucketOf(id) === 5)!);
