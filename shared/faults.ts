@@ -17,10 +17,19 @@ export class NotStartedError extends RetryableFault {}
 export class WriteOutcomeUnknownError extends Error {}
 
 const WRITE_OUTCOME = Symbol.for('merchant-analytics.writeOutcome');
+const STORE_UNAVAILABLE = Symbol.for('merchant-analytics.storeUnavailable');
 
 /** Marks an SDK error from a write whose outcome is unknown (see `store/sdk-config.ts`). */
 export function markWriteOutcomeUnknown(error: unknown): void {
   if (error instanceof Error) Object.defineProperty(error, WRITE_OUTCOME, { value: 'unknown', configurable: true });
+}
+
+/**
+ * Marks an SDK error of a store call that changed nothing and may pass if tried again: a read
+ * that timed out or met a dropped connection, a refusal for throttling (see `store/sdk-config.ts`).
+ */
+export function markStoreUnavailable(error: unknown): void {
+  if (error instanceof Error) Object.defineProperty(error, STORE_UNAVAILABLE, { value: true, configurable: true });
 }
 
 /** True for a write that may have committed although it failed. */
@@ -38,11 +47,12 @@ const RETRYABLE_AWS_ERRORS = new Set([
 ]);
 
 /**
- * AWS SDK errors that mean "try again" and changed nothing: throttling and the service's own
- * transient faults, except a write that may have committed all the same.
+ * AWS SDK errors that mean "try again" and changed nothing: throttling, the service's own
+ * transient faults and store calls marked unavailable, except a write that may have committed
+ * all the same.
  */
 export function isRetryableAwsError(error: unknown): boolean {
   if (!(error instanceof Error) || isWriteOutcomeUnknown(error)) return false;
-  const meta = error as Error & { $retryable?: unknown; $fault?: string };
-  return RETRYABLE_AWS_ERRORS.has(error.name) || meta.$retryable !== undefined;
+  const meta = error as Error & { $retryable?: unknown; $fault?: string; [STORE_UNAVAILABLE]?: boolean };
+  return RETRYABLE_AWS_ERRORS.has(error.name) || meta.$retryable !== undefined || meta[STORE_UNAVAILABLE] === true;
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FUNCTION_DEFAULTS } from '../function-defaults';
 import type { RouteDefinition } from '../routes';
+import { createAdmission, type Admission } from './admission';
 import { toApiGatewayEvent } from './api-gateway-event';
 import { matchRoute } from './route-matcher';
 
@@ -17,6 +18,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_CONNECTIONS = 1_000;
 /** How long a shutdown waits for requests in progress before dropping their connections. */
 const CLOSE_GRACE_MS = 3_000;
+/**
+ * Handlers running at once (admission.ts). Enough to overlap the store's I/O on this machine's
+ * cores; a request waiting longer than the wait bound is answered 503 with Retry-After.
+ */
+export const LOCAL_CONCURRENCY = { maxInFlight: 32, maxWaitMs: 5_000, maxWaiting: 5_000 } as const;
 
 export interface LocalApi {
   url: string;
@@ -38,8 +44,11 @@ export async function startLocalApi(options: {
   onRequest?: (line: string) => void;
   /** How long a request may take to arrive in full (headers and body). */
   requestTimeoutMs?: number;
+  /** Handlers running at once, and how long and how many requests may wait for a turn. */
+  concurrency?: { maxInFlight: number; maxWaitMs: number; maxWaiting: number };
 }): Promise<LocalApi> {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const admission = createAdmission(options.concurrency ?? LOCAL_CONCURRENCY);
   // Node answers 408 and closes the connection when a request has not arrived in full in time;
   // it looks for such requests every `connectionsCheckingInterval`.
   const timeouts = {
@@ -49,7 +58,7 @@ export async function startLocalApi(options: {
   };
   const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
-    serve(request, response, options)
+    serve(request, response, { ...options, admission })
       .catch((error: unknown) => {
         console.error(`[local-api] ${request.method} ${request.url} failed:`, error);
         if (!response.headersSent && !response.destroyed) sendJson(response, 500, { message: 'Internal Server Error' }, newRequestId());
@@ -117,7 +126,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown, reque
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler> },
+  options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler>; admission: Admission },
 ): Promise<void> {
   const requestId = newRequestId();
   // A client that disconnects mid-answer makes writes fail; that is no reason to stop serving.
@@ -163,7 +172,10 @@ async function serve(
 
   let result: unknown;
   try {
-    result = await handler(event, lambdaContext(match.route.id, requestId));
+    // The function's deadline starts when it runs, as a Lambda invocation's does, not when the request arrived.
+    const admitted = await options.admission.run(async () => ({ result: await handler(event, lambdaContext(match.route.id, requestId)) }));
+    if (!admitted) return send(503, { message: 'Service Unavailable: too many requests at once; retry shortly' }, { 'retry-after': '1' });
+    result = admitted.result;
   } catch (error) {
     // What API Gateway answers when the function itself fails.
     console.error(`[local-api] ${match.route.id} threw:`, error);

@@ -1,4 +1,6 @@
 import { ForbiddenError, UnauthorizedError } from '../http/errors';
+import { RetryableFault, isWriteOutcomeUnknown } from '../faults';
+import { retryUntilCommitted } from '../retry-until-committed';
 import { admitRequest, type ApiKeyRecord } from '../store/api-key-repository';
 import type { RateLimitPolicyName, RateLimitState } from './rate-limit';
 import { hashApiKey, isWellFormedApiKey, isWellFormedPixelId } from './api-key-secret';
@@ -35,7 +37,7 @@ export async function authenticate(
   if (!isWellFormedApiKey(rawKey)) throw new UnauthorizedError('Invalid API key');
   if (!isWellFormedPixelId(pixelId)) throw new UnauthorizedError('Invalid x-pixel-id header');
 
-  const admitted = await admitRequest(hashApiKey(rawKey), policy, now.getTime());
+  const admitted = await countRequest(hashApiKey(rawKey), policy, now.getTime());
   if (!admitted) throw new UnauthorizedError('Invalid API key');
   const key = admitted.record;
   if (key.revokedAt) throw new UnauthorizedError('API key has been revoked');
@@ -57,6 +59,20 @@ export async function authenticate(
     },
     rateLimit: admitted.rateLimit,
   };
+}
+
+/**
+ * The key's read and the request's count (`admitRequest`), repeated when the count's outcome is
+ * unknown: counting a request twice is harmless, failing it on bookkeeping is not. When time runs
+ * out it is a 503 (retry), not a 500: nothing but, at most, that count was stored.
+ */
+async function countRequest(keyHash: string, policy: RateLimitPolicyName, now: number): ReturnType<typeof admitRequest> {
+  try {
+    return await retryUntilCommitted(() => admitRequest(keyHash, policy, now), { isConflict: () => false });
+  } catch (error) {
+    if (isWriteOutcomeUnknown(error)) throw new RetryableFault('The request could not be counted against its key\'s quota', { cause: error });
+    throw error;
+  }
 }
 
 /** 403 when the key lacks the route's scope; `null` marks an ungated route (any active key). */

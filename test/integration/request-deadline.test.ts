@@ -143,3 +143,58 @@ describe('a POST of events under a slow store near the deadline', () => {
     if (expected === 500) expect(JSON.parse(response.body!)).toMatchObject({ message: 'Internal server error', requestId: event.requestContext.requestId, error: { code: 'internal_error' } });
   });
 });
+
+describe('store calls that were never sent', () => {
+  it('a burst on a slow store is answered 200 every time, and every request is counted', async () => {
+    const pixelId = 'px_burst';
+    const { apiKey } = await handlers.mintApiKey({ pixelId, scopes: ['account:read'] });
+    const headers = { 'x-api-key': apiKey, 'x-pixel-id': pixelId };
+    // Each counting call is held 700 ms by the store: more calls at once than a socket pool of 50
+    // would take, so a call queued for a socket would time out before it was sent.
+    store.inject(({ operation, body }) => (operation === 'UpdateItem' && body.includes('APIKEY#') ? { delayRequestMs: 700 } : undefined));
+    const responses = await Promise.all(
+      Array.from({ length: 120 }, async (_, index) => {
+        const event = apiEvent({ method: 'GET', path: PATH, headers });
+        const deadline = Date.now() + 10_000;
+        const context = { ...lambdaContext(`burst-${index}`, event.requestContext.requestId), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+        return (await handlers.get(event, context)) as APIGatewayProxyStructuredResultV2;
+      }),
+    );
+    store.inject(() => undefined);
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    // Every request of the burst was counted (a count whose answer was lost may count twice).
+    const next = (await handlers.get(apiEvent({ method: 'GET', path: PATH, headers }), lambdaContext('after', 'r'))) as APIGatewayProxyStructuredResultV2;
+    expect(Number(/r=(\d+)/.exec(String(next.headers!.ratelimit))![1])).toBeLessThanOrEqual(1_200 - 121);
+  }, 30_000);
+
+  it('a store that refuses connections is tried until the deadline, then fails as not started (a 503), never as an unknown outcome', async () => {
+    const { apiKey } = await handlers.mintApiKey({ pixelId: 'px_refused', scopes: ['account:read'] });
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
+    const { storeClientConfig, holdToRequestDeadline, POINT_ATTEMPT_TIMEOUT_MS } = await import('../../shared/store/sdk-config');
+    const { withDeadline } = await import('../../shared/request-deadline');
+    const { NotStartedError, isWriteOutcomeUnknown } = await import('../../shared/faults');
+    // A port nothing listens on: every attempt is refused before a byte is sent.
+    const closed = await import('node:net').then(({ createServer }) => new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as import('node:net').AddressInfo;
+        server.close(() => resolve(port));
+      });
+    }));
+    const client = new DynamoDBClient({ ...storeClientConfig(POINT_ATTEMPT_TIMEOUT_MS), endpoint: `http://127.0.0.1:${closed}` });
+    holdToRequestDeadline(client, POINT_ATTEMPT_TIMEOUT_MS);
+    const started = Date.now();
+    const failure = await withDeadline(Date.now() + 3_000, () =>
+      client.send(new GetItemCommand({ TableName: 't', Key: { PK: { S: apiKey } } })).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    expect(failure).toBeInstanceOf(NotStartedError);
+    expect(isWriteOutcomeUnknown(failure)).toBe(false);
+    // It kept trying until too little time was left for another attempt, not only the SDK's 3 attempts.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+  });
+});
