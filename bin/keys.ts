@@ -7,7 +7,7 @@ import { connectStore } from '../lib/local/store-connection';
 
 const USAGE = `Usage:
   npm run keys -- create --pixel <id> --scopes <csv> [--name <s>] [--expires-at <iso>]
-                         [--rate-limit <n>/<window>] [--events-rate-limit <n>/<window>] [--json] [--table <name>]
+                         [--rate-limit <n>/<window>] [--events-rate-limit <n>/<window>] [--cost-limit <units>/<window>] [--json] [--table <name>]
   npm run keys -- revoke <apiKeyPk> [--json] [--table <name>]
   npm run keys -- list --pixel <id> [--json] [--table <name>]
 Scopes: analytics:read, dashboards:read, dashboards:write, events:write, account:read, account:write,
@@ -31,6 +31,7 @@ function parse() {
       'expires-at': { type: 'string' },
       'rate-limit': { type: 'string' },
       'events-rate-limit': { type: 'string' },
+      'cost-limit': { type: 'string' },
       table: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -64,6 +65,7 @@ try {
         expiresAt: values['expires-at'],
         rateLimit: values['rate-limit'],
         eventsRateLimit: values['events-rate-limit'],
+        costLimit: values['cost-limit'],
       });
       if (values.json) {
         console.log(JSON.stringify({ apiKey, apiKeyPk: record.apiKeyPk, pixelId: record.pixelId, scopes: record.scopes }));
@@ -72,7 +74,7 @@ try {
         console.log(`  scopes:  ${record.scopes.join(', ')}`);
         if (record.expiresAt) console.log(`  expires: ${record.expiresAt}`);
         const limits = effectiveRateLimits(record);
-        console.log(`  rate limits: ${limits.api} (API), ${limits.events} (events API)`);
+        console.log(`  rate limits: ${limits.api} (API), ${limits.events} (events API), ${limits.cost} cost units (analytics queries)`);
         console.log(`  API key (shown only now, store it safely): ${apiKey}`);
       }
       break;
@@ -101,7 +103,7 @@ try {
       else {
         for (const key of keys) {
           const state = key.revokedAt ? `revoked ${key.revokedAt}` : key.expiresAt ? `expires ${key.expiresAt}` : 'active';
-          console.log(`${key.apiKeyPk}  …${key.hint}  ${key.scopes.join(',')}  ${state}  ${key.rateLimits.api} ${key.rateLimits.events}  ${key.name}`);
+          console.log(`${key.apiKeyPk}  …${key.hint}  ${key.scopes.join(',')}  ${state}  ${key.rateLimits.api} ${key.rateLimits.events} ${key.rateLimits.cost}  ${key.name}`);
         }
       }
       break;

@@ -67,6 +67,7 @@ const dimensionEntry = z.object({
   title: z.string(),
   description: z.string(),
   values: z.array(z.string()).optional(),
+  expectedValues: z.number().int().meta({ description: "The values a pixel typically has: what a query's price counts for a split by this dimension (see the README's request prices)" }),
 });
 export const measuresResponseSchema = z.object({ measures: z.array(measureEntry), dimensions: z.array(dimensionEntry) });
 

@@ -8,9 +8,9 @@ import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } fro
 import { loadAdDayCells } from './ad-day-cells';
 import { loadFxTable } from '../store/fx-repository';
 import { readCustomerHistory, readEventCounts, readEventFacts, readOrderFacts } from '../store/query-read-models';
-import { offsetMinutesAt } from '../time/zoned-time';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
+import { countsSuffice } from './query-plan';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { CostBook } from '../costs/order-costs';
 import { loadCostSettings } from '../store/cost-settings-repository';
@@ -61,23 +61,6 @@ export const readModelSource: QuerySource = {
   eventCounts: (pixelId, range, byUtm) => readEventCounts(pixelId, range.start, range.end, byUtm),
   costs: loadCostBook,
 };
-
-const HOUR_MS = 3_600_000;
-const PEOPLE_MEASURES = ['events.visitors', 'events.conversion_rate'];
-
-/**
- * Whether the hourly event rollups answer a range exactly: no measure counts people, buckets are
- * whole UTC hours (hours, days and longer, in a zone whose offset over the range is whole hours),
- * and the range starts and ends on a UTC hour.
- */
-function countsSuffice(spec: QuerySpec, range: InstantRange): boolean {
-  if (spec.measures.some((measure) => PEOPLE_MEASURES.includes(measure))) return false;
-  if (spec.granularity === 'minute' || spec.granularity === 'second') return false;
-  if (range.start % HOUR_MS !== 0 || range.end % HOUR_MS !== 0) return false;
-  // Offsets change at most twice a year; checking each day's start catches any non-hour offset.
-  for (let at = range.start; at < range.end; at += 86_400_000) if (offsetMinutesAt(at, spec.timezone) % 60 !== 0) return false;
-  return offsetMinutesAt(range.end - 1, spec.timezone) % 60 === 0;
-}
 
 /** Whether a query splits or narrows events by a UTM value (else the rollup by hour and name answers it). */
 function readsUtm(spec: QuerySpec): boolean {

@@ -18,6 +18,8 @@ export async function mintApiKey(request: {
   /** `<requests>/<window>` (rate-limit.ts `parseRateLimit`); the default when absent. */
   rateLimit?: string;
   eventsRateLimit?: string;
+  /** `<units>/<window>`: the cost quota of the analytics queries. */
+  costLimit?: string;
   now?: Date;
 }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const now = request.now ?? new Date();
@@ -33,7 +35,7 @@ export async function mintApiKey(request: {
   }
 
   const rateLimits: Partial<Record<RateLimitPolicyName, RateLimit>> = {};
-  for (const [policy, text] of [['api', request.rateLimit], ['events', request.eventsRateLimit]] as const) {
+  for (const [policy, text] of [['api', request.rateLimit], ['events', request.eventsRateLimit], ['cost', request.costLimit]] as const) {
     if (text === undefined) continue;
     const limit = parseRateLimit(text);
     if (!limit) {
@@ -65,5 +67,6 @@ export function effectiveRateLimits(record: Pick<ApiKeyRecord, 'rateLimits'>): R
   return {
     api: formatRateLimit(record.rateLimits?.api ?? DEFAULT_RATE_LIMITS.api),
     events: formatRateLimit(record.rateLimits?.events ?? DEFAULT_RATE_LIMITS.events),
+    cost: formatRateLimit(record.rateLimits?.cost ?? DEFAULT_RATE_LIMITS.cost),
   };
 }

@@ -37,7 +37,7 @@ export async function authenticate(
   if (!isWellFormedApiKey(rawKey)) throw new UnauthorizedError('Invalid API key');
   if (!isWellFormedPixelId(pixelId)) throw new UnauthorizedError('Invalid x-pixel-id header');
 
-  const admitted = await countRequest(hashApiKey(rawKey), policy, now.getTime());
+  const admitted = await countAgainstQuota(hashApiKey(rawKey), policy, now.getTime());
   if (!admitted) throw new UnauthorizedError('Invalid API key');
   const key = admitted.record;
   if (key.revokedAt) throw new UnauthorizedError('API key has been revoked');
@@ -62,13 +62,14 @@ export async function authenticate(
 }
 
 /**
- * The key's read and the request's count (`admitRequest`), repeated when the count's outcome is
- * unknown: counting a request twice is harmless, failing it on bookkeeping is not. When time runs
- * out it is a 503 (retry), not a 500: nothing but, at most, that count was stored.
+ * The key's read and the count of `amount` against one of its quotas (`admitRequest`), repeated
+ * when the count's outcome is unknown: counting twice is harmless, failing the request on
+ * bookkeeping is not. When time runs out it is a 503 (retry), not a 500: nothing but, at most,
+ * that count was stored.
  */
-async function countRequest(keyHash: string, policy: RateLimitPolicyName, now: number): ReturnType<typeof admitRequest> {
+export async function countAgainstQuota(keyHash: string, policy: RateLimitPolicyName, now: number, amount = 1): ReturnType<typeof admitRequest> {
   try {
-    return await retryUntilCommitted(() => admitRequest(keyHash, policy, now), { isConflict: () => false });
+    return await retryUntilCommitted(() => admitRequest(keyHash, policy, now, amount), { isConflict: () => false });
   } catch (error) {
     if (isWriteOutcomeUnknown(error)) throw new RetryableFault('The request could not be counted against its key\'s quota', { cause: error });
     throw error;

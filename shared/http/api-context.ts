@@ -9,6 +9,11 @@ export interface ApiRequestState {
   principal?: Principal;
   /** Headers that tell the client where its key stands against its quota, on every answer once the key is known. */
   rateLimitHeaders?: Record<string, string>;
+  /**
+   * For a priced analytics request, the 400's words when it runs out of time on its own size (no
+   * passing store fault met): asking again would end the same way, so it is not a 503.
+   */
+  outOfTimeAdvice?: string;
   rawBody?: Record<string, unknown>;
   body?: unknown;
   query?: unknown;

@@ -3,6 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
+import type { RequestPrice } from '../analytics/request-cost';
 import type { Principal } from '../auth/authenticate';
 import type { Scope } from '../auth/scopes';
 import { logger } from '../config/logger';
@@ -13,10 +14,11 @@ import { withDeadline } from '../request-deadline';
 import { authenticateRequest } from './middleware/authenticate';
 import { bodyPixelIdMatchesHeader } from './middleware/body-pixel-id';
 import { bodySizeLimit } from './middleware/body-size-limit';
-import { compressResponse } from './middleware/compress-response';
+import { compressResponse, DEFAULT_HOW_TO_NARROW } from './middleware/compress-response';
 import { errorResponder } from './middleware/error-responder';
 import { jsonBody } from './middleware/json-body';
 import { normalizeHeaders } from './middleware/normalize-headers';
+import { priceRequest } from './middleware/price-request';
 import { requestIdHeader, requestIdOf } from './middleware/request-id';
 import { requestTelemetry } from './middleware/request-telemetry';
 import { validateRequest, type RequestSchemas, type SchemaOf } from './middleware/validate-request';
@@ -60,7 +62,12 @@ export interface EndpointDefinition<S extends RequestSchemas> {
   jsonBody?: boolean;
   /** 413 for a larger raw body, checked before the body is parsed. */
   maxBodyBytes?: number;
-  /** The advice of the 400 for a response over the size limit, when the endpoint has a better one. */
+  /**
+   * An analytics endpoint's price (analytics/request-cost.ts), from its validated body, before
+   * the handler reads anything: over a cap a 400, else counted against the key's cost quota.
+   */
+  price?: (body: Parsed<S, 'body'>) => Promise<RequestPrice>;
+  /** How a client asks for less, in the words of the 400 for a price over a cap or a response over the size limit. */
   howToNarrow?: string;
   /**
    * The Idempotency-Key handling, given by every route the table marks `writes` (and by no other)
@@ -75,7 +82,8 @@ export interface EndpointDefinition<S extends RequestSchemas> {
 /**
  * Wraps one endpoint in the shared request pipeline. The order is the architecture's order of
  * checks: headers and key (401), the key's quota (429), scope (403), body size (413, where the endpoint has a limit),
- * body parsing (400), body pixelId (403), validation (400); then, on a write route, the
+ * body parsing (400), body pixelId (403), validation (400), an analytics request's price (400 over
+ * a cap, 429 over the cost quota); then, on a write route, the
  * Idempotency-Key check (400, 409, 422, or the recorded response); the handler then answers 404s
  * and successes.
  */
@@ -105,7 +113,9 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
     .use(authenticateRequest(endpoint.route));
   if (endpoint.maxBodyBytes !== undefined) pipeline.use(bodySizeLimit(endpoint.maxBodyBytes));
   if (schemas.body || endpoint.jsonBody) pipeline.use(jsonBody()).use(bodyPixelIdMatchesHeader());
-  pipeline.use(validateRequest(schemas)).use((endpoint.errorResponder ?? errorResponder)());
+  pipeline.use(validateRequest(schemas));
+  if (endpoint.price) pipeline.use(priceRequest(endpoint.price as (body: unknown) => Promise<RequestPrice>, endpoint.howToNarrow ?? DEFAULT_HOW_TO_NARROW));
+  pipeline.use((endpoint.errorResponder ?? errorResponder)());
 
   const routeKey = `${endpoint.route.method} ${endpoint.route.path}`;
   const handler = pipeline.handler(async (event, context) => {

@@ -1,4 +1,4 @@
-import { FIRST_GZIP_LEVEL, gzipInSlices, SLICE_BYTES, SlicedGzip } from './parallel-gzip';
+import { GZIP_LEVEL, gzipInSlices, SLICE_BYTES, SlicedGzip } from './parallel-gzip';
 
 /**
  * A response body already written as JSON text, held as the bytes it is sent as: a list of
@@ -14,7 +14,7 @@ export class JsonText {
   constructor(
     readonly slices: readonly Buffer[],
     readonly byteLength: number,
-    /** The body's gzip at FIRST_GZIP_LEVEL, begun while it was written. */
+    /** The body's gzip at GZIP_LEVEL, begun while it was written. */
     private readonly started?: SlicedGzip,
   ) {}
 
@@ -23,9 +23,9 @@ export class JsonText {
     return this.joined;
   }
 
-  /** The body as one gzip member; at FIRST_GZIP_LEVEL, what was begun while it was written. */
-  gzip(level: number): Promise<Buffer> {
-    return level === FIRST_GZIP_LEVEL && this.started ? this.started.finish() : gzipInSlices(this.slices, level);
+  /** The body as one gzip member at GZIP_LEVEL: what was begun while it was written, when it was. */
+  gzip(): Promise<Buffer> {
+    return this.started ? this.started.finish() : gzipInSlices(this.slices, GZIP_LEVEL);
   }
 }
 
@@ -150,7 +150,7 @@ export class AsciiJsonWriter {
     this.slices.push(slice);
     this.total += this.length;
     this.length = 0;
-    (this.gzip ??= new SlicedGzip(FIRST_GZIP_LEVEL)).add(slice);
+    (this.gzip ??= new SlicedGzip(GZIP_LEVEL)).add(slice);
   }
 
   finish(): JsonText {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { SCOPES } from '../auth/scopes';
 
 const rateLimitPolicy = z.object({
-  quota: z.number().int().meta({ description: 'Requests per window' }),
+  quota: z.number().int().meta({ description: 'Requests per window (cost units for `cost`)' }),
   windowSeconds: z.number().int(),
   policy: z.string().meta({ description: 'The `RateLimit-Policy` field the answers carry, e.g. `"api";q=1200;w=60`' }),
 });
@@ -19,7 +19,7 @@ export const apiKeyDescriptionSchema = z.object({
   createdAt: z.iso.datetime({ offset: true }),
   expiresAt: z.iso.datetime({ offset: true }).nullable().meta({ description: '`null` for a key that never expires' }),
   rateLimits: z
-    .object({ api: rateLimitPolicy, events: rateLimitPolicy })
+    .object({ api: rateLimitPolicy, events: rateLimitPolicy, cost: rateLimitPolicy })
     .meta({ description: "The key's quotas as enforced: its own where it was minted with one, the defaults elsewhere" }),
 });
 export type ApiKeyDescription = z.output<typeof apiKeyDescriptionSchema>;

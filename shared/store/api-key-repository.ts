@@ -33,25 +33,30 @@ export async function findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | 
 const counterNames = (policy: RateLimitPolicyName) => ({ '#count': `rl_${policy}_count`, '#reset': `rl_${policy}_resetAt` });
 
 /**
- * Reads a key and counts one request against its quota, in one round trip: an UpdateItem on the
- * key's item, atomic, so every Lambda instance counts on the same counter. Undefined when no key
- * has that hash (nothing is written then).
+ * Reads a key and counts `amount` against one of its quotas (a request, or a query's cost
+ * units), in one round trip: an UpdateItem on the key's item, atomic, so every Lambda instance
+ * counts on the same counter. Undefined when no key has that hash (nothing is written then).
  *
  * The common case is one call: ADD to the open window. When the window is closed (or never
  * opened), a second call opens a new one at 1, conditionally, so of two requests racing to open
  * it one opens and the other counts into it.
  */
-export async function admitRequest(keyHash: string, policy: RateLimitPolicyName, now: number): Promise<{ record: ApiKeyRecord; rateLimit: RateLimitState } | undefined> {
+export async function admitRequest(
+  keyHash: string,
+  policy: RateLimitPolicyName,
+  now: number,
+  amount = 1,
+): Promise<{ record: ApiKeyRecord; rateLimit: RateLimitState } | undefined> {
   const names = counterNames(policy);
   const countIntoOpenWindow = () =>
     documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(keyHash),
-        UpdateExpression: 'ADD #count :one',
+        UpdateExpression: 'ADD #count :amount',
         ConditionExpression: 'attribute_exists(PK) AND #reset > :now',
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':one': 1, ':now': now },
+        ExpressionAttributeValues: { ':amount': amount, ':now': now },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -61,10 +66,10 @@ export async function admitRequest(keyHash: string, policy: RateLimitPolicyName,
         TableName: tableName(),
         Key: keyOf(keyHash),
         // The window's length is the key's own when it has one, read in the same expression.
-        UpdateExpression: 'SET #count = :one, #reset = :now + if_not_exists(#limits.#policy.#windowMs, :defaultWindowMs)',
+        UpdateExpression: 'SET #count = :amount, #reset = :now + if_not_exists(#limits.#policy.#windowMs, :defaultWindowMs)',
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#reset) OR #reset <= :now)',
         ExpressionAttributeNames: { ...names, '#limits': 'rateLimits', '#policy': policy, '#windowMs': 'windowMs' },
-        ExpressionAttributeValues: { ':one': 1, ':now': now, ':defaultWindowMs': DEFAULT_RATE_LIMITS[policy].windowSeconds * 1000 },
+        ExpressionAttributeValues: { ':amount': amount, ':now': now, ':defaultWindowMs': DEFAULT_RATE_LIMITS[policy].windowSeconds * 1000 },
         ReturnValues: 'ALL_NEW',
       }),
     );

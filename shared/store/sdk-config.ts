@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NotStartedError, markStoreUnavailable, markWriteOutcomeUnknown } from '../faults';
-import { inFinalWrite, remainingMs } from '../request-deadline';
+import { inFinalWrite, noteStoreFault, remainingMs } from '../request-deadline';
 
 /**
  * How long one attempt of one store call may take. Point calls (one item) are fast, so a slow one
@@ -84,9 +84,11 @@ export function holdToRequestDeadline(client: DynamoDBClient, attemptTimeoutMs: 
         return await next(args);
       } catch (error) {
         if (wasNotSent(error)) {
+          noteStoreFault();
           await pauseBeforeResending(tries);
           continue;
         }
+        if (isTransientError(error)) noteStoreFault();
         if (isWrite && !isDefiniteRefusal(error)) state.unknown = true;
         if (state.unknown) markWriteOutcomeUnknown(error);
         else if (isTransientError(error)) markStoreUnavailable(error);

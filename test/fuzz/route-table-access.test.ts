@@ -168,7 +168,7 @@ const RARELY_READ: ItemKind[] = ['queryOrderFacts', 'queryOrdersByDay'];
 async function setUp(route: RouteDefinition & { id: RouteId }) {
   await useFreshTable();
   const pixelId = `px_access_${route.id}`;
-  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s' });
+  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s', costLimit: '1000000/1s' });
   await upsertFxRates(pixelId, [{ date: '2024-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
   await seedAnalytics(pixelId, requestedDays(route, pixelId));
   const view = await createDashboardView({ pixelId, apiKeyPk: 'ak_access_seed', requestTime: new Date() }, createDashboardViewSchema.parse(validCreateBody()));

@@ -71,7 +71,7 @@ async function setUp(route: RouteDefinition & { id: RouteId }): Promise<Harness>
   await useFreshTable();
   const pixelId = `px_fuzz_${route.id}`;
   // Thousands of requests on one key: a quota (tested in rate-limits.test.ts) must not answer them.
-  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s' });
+  const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s', costLimit: '1000000/1s' });
   await upsertFxRates(pixelId, [{ date: '2025-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
   await upsertAds(
     pixelId,

@@ -29,10 +29,11 @@ describe('GET /accounts/api/api-keys/me', () => {
         scopes: { stored: ['db_query', 'dashboards:write'], granted: ['analytics:read', 'dashboards:read', 'dashboards:write'] },
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         expiresAt: '2099-01-01T00:00:00.000Z',
-        // Its own API quota, and the default events quota it was minted without.
+        // Its own API quota, and the default events and cost quotas it was minted without.
         rateLimits: {
           api: { quota: 100, windowSeconds: 60, policy: '"api";q=100;w=60' },
           events: { quota: 6000, windowSeconds: 60, policy: '"events";q=6000;w=60' },
+          cost: { quota: 3000, windowSeconds: 60, policy: '"cost";q=3000;w=60' },
         },
       },
     });

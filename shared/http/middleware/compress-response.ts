@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { BadRequestError, issueAt } from '../errors';
-import { FIRST_GZIP_LEVEL, gzipInSlices } from '../parallel-gzip';
+import { GZIP_LEVEL, gzipInSlices } from '../parallel-gzip';
 import { jsonTextOf } from '../response';
 
 /** Below this a body is sent as is: gzip would save little and cost a round of CPU. */
@@ -27,9 +27,12 @@ function acceptsGzip(event: APIGatewayProxyEventV2): boolean {
  * what lets a page of daily series for 500 ads leave Lambda at all; and turns a body that is
  * still too large into a 400 that says how to ask for less, instead of a gateway failure.
  */
+/** How a client asks for a smaller answer, where the endpoint has no advice of its own. */
+export const DEFAULT_HOW_TO_NARROW = 'ask for fewer rows (limit), measures or days';
+
 export const compressResponse = (
-  /** How this endpoint's client can ask for less, in the 400's words; the generic advice by default. */
-  howToNarrow = 'ask for fewer rows (limit), measures or days',
+  /** How this endpoint's client can ask for less, in the 400's words. */
+  howToNarrow = DEFAULT_HOW_TO_NARROW,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
   name: 'compressResponse',
   after: async (request) => {
@@ -45,11 +48,10 @@ export const compressResponse = (
     const raw = !written && gzip ? Buffer.from(response.body as string, 'utf8') : undefined;
     const bytes = written ? written.byteLength : raw ? raw.length : Buffer.byteLength(response.body as string, 'utf8');
     if (gzip && bytes >= MIN_COMPRESSIBLE_BYTES) {
-      // The fastest level first (begun while a written body was being written). Only a body
-      // that would not fit that way pays for the smallest output, before being refused.
-      const gzipAt = (level: number) => (written ? written.gzip(level) : gzipInSlices(raw as Buffer, level));
-      let compressed = (await gzipAt(FIRST_GZIP_LEVEL)).toString('base64');
-      if (compressed.length > MAX_RESPONSE_BODY_BYTES) compressed = (await gzipAt(9)).toString('base64');
+      // Compressed once, at the fastest level (begun while a written body was being written): a
+      // second, smaller try would double the work of exactly the answers that are already too
+      // large, and analytics requests are priced so that such answers are refused before they are built.
+      const compressed = (await (written ? written.gzip() : gzipInSlices(raw as Buffer, GZIP_LEVEL))).toString('base64');
       if (compressed.length <= MAX_RESPONSE_BODY_BYTES) {
         request.response = { statusCode: response.statusCode, ...(response.cookies ? { cookies: response.cookies } : {}), headers: { ...headers, 'content-encoding': 'gzip' }, body: compressed, isBase64Encoded: true };
         return;
