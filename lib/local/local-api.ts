@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { FUNCTION_DEFAULTS } from '../function-defaults';
 import type { RouteDefinition } from '../routes';
 import { toApiGatewayEvent } from './api-gateway-event';
+import { limitConnections } from './connection-limits';
 import { matchRoute } from './route-matcher';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
@@ -14,7 +15,20 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout: a request still uploading after this is given up on. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A request's headers must arrive in full within this of its first byte; a connection's first
+ * request, within this of the connection opening (Node starts the clock at the connection), so a
+ * connection that sends nothing is closed after it too.
+ */
+const HEADERS_TIMEOUT_MS = 5_000;
+/** How long a kept-alive connection may wait, idle, for its next request. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Each open connection costs buffers; a laptop's clients never need more than this at once. */
 const MAX_CONNECTIONS = 1_000;
+/** A share of the whole, so that no one client address can take every connection. */
+const MAX_CONNECTIONS_PER_ADDRESS = 250;
+/** How long a connection closed after one of Node's own answers may take to read it before it is dropped. */
+const CLOSE_LINGER_MS = 1_000;
 /** How long a shutdown waits for requests in progress before dropping their connections. */
 const CLOSE_GRACE_MS = 3_000;
 
@@ -28,7 +42,8 @@ export interface LocalApi {
  * route table names, and the handler's result becomes the HTTP response by the same rules API
  * Gateway applies (including its inference for results without a `statusCode`). Every response,
  * its own 404/405/413/500 included, carries `x-request-id`. A client that aborts, stalls or
- * floods its upload only loses its own request.
+ * floods its upload only loses its own request, and clients holding connections open without
+ * using them cannot lock the others out (connection-limits.ts).
  */
 export async function startLocalApi(options: {
   host: string;
@@ -38,14 +53,17 @@ export async function startLocalApi(options: {
   onRequest?: (line: string) => void;
   /** How long a request may take to arrive in full (headers and body). */
   requestTimeoutMs?: number;
+  /** How long a request's headers may take to arrive in full, counted from the connection's opening for its first request. */
+  headersTimeoutMs?: number;
 }): Promise<LocalApi> {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(requestTimeout, options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
   // Node answers 408 and closes the connection when a request has not arrived in full in time;
   // it looks for such requests every `connectionsCheckingInterval`.
   const timeouts = {
     requestTimeout,
-    headersTimeout: Math.min(requestTimeout, 10_000),
-    connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2),
   };
   const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
@@ -60,9 +78,9 @@ export async function startLocalApi(options: {
       );
   });
   server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 5_000;
-  // Each open connection costs buffers; a laptop's clients never need more than this at once.
-  server.maxConnections = MAX_CONNECTIONS;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Not `server.maxConnections`: Node would refuse a connection past it before an idle one could make room.
+  limitConnections(server, { perAddress: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -88,7 +106,9 @@ export async function startLocalApi(options: {
 
 /**
  * Node's own answers to a request it could not read (malformed, headers too large, not complete
- * before the request timeout), with a request id like every other answer.
+ * before the request timeout), with a request id like every other answer. The connection is then
+ * dropped once its client had a moment to read the answer: ending it only half-closes it (Node's
+ * HTTP server allows half-open connections), and a client that never closes its side would hold it.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -100,6 +120,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\napigw-requestid: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${body}`,
   );
+  setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
 }
 
 const newRequestId = () => randomBytes(12).toString('base64url');
