@@ -176,6 +176,23 @@ describe('every rejected PUT leaves the stored settings and the event log as the
   });
 });
 
+describe('a body that is not valid UTF-8', () => {
+  it('is a 400 at the body itself on a JSON route too, and changes nothing', async () => {
+    await call(server, 'PUT', PATH, { headers: as(writer.apiKey), body: validSettings() });
+    const before = (await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body;
+    // A valid, different body, but for invalid bytes in a filter's name.
+    const [head, tail] = JSON.stringify(validSettings({ countPendingOrders: true, exclusionFilters: [{ ...validSettings().exclusionFilters[0], name: 'Exclude @' }] })).split('@') as [string, string];
+    const response = await fetch(server.url + PATH, {
+      method: 'PUT',
+      headers: { ...as(writer.apiKey), 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from(head), Buffer.from([0xff, 0xfe]), Buffer.from(tail)]),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: 'Request body is not valid UTF-8', errors: [{ message: 'Request body is not valid UTF-8', key: '', path: [] }] });
+    expect((await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body).toEqual(before);
+  });
+});
+
 describe('the front door', () => {
   it('answers unknown routes with 404 and a wrong method with 405', async () => {
     expect(await call(server, 'GET', '/nope')).toMatchObject({ status: 404, body: { message: 'Not Found' } });
