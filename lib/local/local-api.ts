@@ -7,7 +7,7 @@ import { FUNCTION_DEFAULTS } from '../function-defaults';
 import type { RouteDefinition } from '../routes';
 import { toApiGatewayEvent } from './api-gateway-event';
 import { limitConnections } from './connection-limits';
-import { matchRoute } from './route-matcher';
+import { matchRoute, type RouteMatch } from './route-matcher';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 
@@ -67,15 +67,14 @@ export async function startLocalApi(options: {
   };
   const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
-    serve(request, response, options)
+    const route = routeOf(request, options.routes);
+    serve(request, response, options, route.match)
       .catch((error: unknown) => {
-        console.error(`[local-api] ${request.method} ${request.url} failed:`, error);
+        console.error(`[local-api] ${request.method} ${route.name} failed:`, error);
         if (!response.headersSent && !response.destroyed) sendJson(response, 500, { message: 'Internal Server Error' }, newRequestId());
         else response.destroy();
       })
-      .finally(() =>
-        options.onRequest?.(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`),
-      );
+      .finally(() => options.onRequest?.(`${request.method} ${route.name} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
   });
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -123,6 +122,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
 }
 
+/**
+ * The route a request is for, and its name in log lines: the route's path template (so no path
+ * parameter), or, when no route has the path, the path alone. Never the query string, a header
+ * or the body: any of them can hold an email address or a phone number.
+ */
+function routeOf(request: IncomingMessage, routes: ReadonlyArray<RouteDefinition & { id: string }>): { match: RouteMatch<RouteDefinition & { id: string }>; name: string } {
+  const path = (request.url ?? '/').split('?')[0] as string;
+  const match = matchRoute(routes, request.method ?? 'GET', path);
+  return { match, name: match.kind === 'found' ? match.route.path : match.kind === 'method-not-allowed' ? match.path : path };
+}
+
 const newRequestId = () => randomBytes(12).toString('base64url');
 
 function sendJson(response: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): void {
@@ -138,7 +148,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, reque
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler> },
+  options: { host: string; handlers: ReadonlyMap<string, LambdaHandler> },
+  match: RouteMatch<RouteDefinition & { id: string }>,
 ): Promise<void> {
   const requestId = newRequestId();
   // A client that disconnects mid-answer makes writes fail; that is no reason to stop serving.
@@ -160,8 +171,6 @@ async function serve(
   }
 
   const url = request.url ?? '/';
-  const path = url.split('?')[0] as string;
-  const match = matchRoute(options.routes, request.method ?? 'GET', path);
   if (match.kind === 'not-found') return send(404, { message: 'Not Found' });
   if (match.kind === 'method-not-allowed') {
     return send(405, { message: 'Method Not Allowed' }, { allow: match.allowedMethods.join(', ') });
