@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { connectStore } from '../lib/local/store-connection';
+import { parseKeyExpiry } from '../shared/auth/key-expiry';
 
 const USAGE = `Usage:
   npm run keys -- create --pixel <id> --scopes <csv> [--name <s>] [--expires-at <iso>]
@@ -18,6 +19,12 @@ Rate limits: requests per window, like 100/1m, 10/s, 5000/1h; defaults 1200/1m (
 function fail(message: string, code = 2): never {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(code);
+}
+
+/** A value given that cannot be used: one line saying why; the usage would only bury it. */
+function refuse(message: string): never {
+  console.error(message);
+  process.exit(2);
 }
 
 let parsed: ReturnType<typeof parse>;
@@ -46,6 +53,11 @@ try {
 const { values, positionals } = parsed;
 const [command, ...rest] = positionals;
 if (values.help || !command) fail('', values.help ? 0 : 2);
+// Checked before the store is opened, so a mistyped expiry touches nothing.
+if (values['expires-at'] !== undefined) {
+  const expiry = parseKeyExpiry(values['expires-at'], new Date());
+  if ('problem' in expiry) refuse(expiry.problem);
+}
 
 const store = await connectStore({ table: values.table });
 // Imported after the connection is set up: the repositories build their client from the environment.

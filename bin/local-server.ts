@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { publicRouteTable } from '../lib/public-routes';
 import { routeTable } from '../lib/routes';
-import { lockDataDir } from '../lib/local/data-dir-lock';
+import { awaitExitingHolder, lockDataDir } from '../lib/local/data-dir-lock';
 import { ensureTable, startEmbeddedDynamo } from '../lib/local/dynamodb';
 import { startEventBridgeSink } from '../lib/local/eventbridge-sink';
 import { Lifecycle, StartupError } from '../lib/local/lifecycle';
@@ -24,6 +24,8 @@ const services = new Lifecycle(log);
 services.closeOnSignals();
 
 try {
+  // A previous server on this data directory killed a moment ago may still be releasing its ports and store.
+  await awaitExitingHolder(config.dataDir);
   // Nothing is written before both ports and the data directory are known to be ours.
   await assertPortsFree(config.host, [
     { port: config.port, variable: 'PORT', what: 'the API' },

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 export interface IncomingHttpRequest {
@@ -52,7 +53,10 @@ export function toApiGatewayEvent(
   const queryStringParameters: Record<string, string> = Object.fromEntries(queryMap);
 
   const hasBody = request.body.length > 0;
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
+  // A body is passed as text only when it is text: one that is not valid UTF-8 arrives
+  // base64-encoded whatever its type, so the handler sees the bytes as sent (and refuses them),
+  // not a decoding that replaced them with U+FFFD and changed their size.
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json') && isUtf8(request.body);
   const routeKey = `${route.method} ${route.path}`;
 
   return {

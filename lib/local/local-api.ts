@@ -7,7 +7,8 @@ import { FUNCTION_DEFAULTS } from '../function-defaults';
 import type { RouteDefinition } from '../routes';
 import { createAdmission, type Admission } from './admission';
 import { toApiGatewayEvent } from './api-gateway-event';
-import { matchRoute } from './route-matcher';
+import { limitConnections } from './connection-limits';
+import { matchRoute, type RouteMatch } from './route-matcher';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 
@@ -15,7 +16,20 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout: a request still uploading after this is given up on. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A request's headers must arrive in full within this of its first byte; a connection's first
+ * request, within this of the connection opening (Node starts the clock at the connection), so a
+ * connection that sends nothing is closed after it too.
+ */
+const HEADERS_TIMEOUT_MS = 5_000;
+/** How long a kept-alive connection may wait, idle, for its next request. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Each open connection costs buffers; a laptop's clients never need more than this at once. */
 const MAX_CONNECTIONS = 1_000;
+/** A share of the whole, so that no one client address can take every connection. */
+const MAX_CONNECTIONS_PER_ADDRESS = 250;
+/** How long a connection closed after one of Node's own answers may take to read it before it is dropped. */
+const CLOSE_LINGER_MS = 1_000;
 /** How long a shutdown waits for requests in progress before dropping their connections. */
 const CLOSE_GRACE_MS = 3_000;
 /**
@@ -34,7 +48,8 @@ export interface LocalApi {
  * route table names, and the handler's result becomes the HTTP response by the same rules API
  * Gateway applies (including its inference for results without a `statusCode`). Every response,
  * its own 404/405/413/500 included, carries `x-request-id`. A client that aborts, stalls or
- * floods its upload only loses its own request.
+ * floods its upload only loses its own request, and clients holding connections open without
+ * using them cannot lock the others out (connection-limits.ts).
  */
 export async function startLocalApi(options: {
   host: string;
@@ -44,34 +59,36 @@ export async function startLocalApi(options: {
   onRequest?: (line: string) => void;
   /** How long a request may take to arrive in full (headers and body). */
   requestTimeoutMs?: number;
+  /** How long a request's headers may take to arrive in full, counted from the connection's opening for its first request. */
+  headersTimeoutMs?: number;
   /** Handlers running at once, and how long and how many requests may wait for a turn. */
   concurrency?: { maxInFlight: number; maxWaitMs: number; maxWaiting: number };
 }): Promise<LocalApi> {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(requestTimeout, options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
   const admission = createAdmission(options.concurrency ?? LOCAL_CONCURRENCY);
   // Node answers 408 and closes the connection when a request has not arrived in full in time;
   // it looks for such requests every `connectionsCheckingInterval`.
   const timeouts = {
     requestTimeout,
-    headersTimeout: Math.min(requestTimeout, 10_000),
-    connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2),
   };
   const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
-    serve(request, response, { ...options, admission })
+    const route = routeOf(request, options.routes);
+    serve(request, response, { ...options, admission }, route.match)
       .catch((error: unknown) => {
-        console.error(`[local-api] ${request.method} ${request.url} failed:`, error);
+        console.error(`[local-api] ${request.method} ${route.name} failed:`, error);
         if (!response.headersSent && !response.destroyed) sendJson(response, 500, { message: 'Internal Server Error' }, newRequestId());
         else response.destroy();
       })
-      .finally(() =>
-        options.onRequest?.(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`),
-      );
+      .finally(() => options.onRequest?.(`${request.method} ${route.name} ${response.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
   });
   server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 5_000;
-  // Each open connection costs buffers; a laptop's clients never need more than this at once.
-  server.maxConnections = MAX_CONNECTIONS;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Not `server.maxConnections`: Node would refuse a connection past it before an idle one could make room.
+  limitConnections(server, { perAddress: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -97,7 +114,9 @@ export async function startLocalApi(options: {
 
 /**
  * Node's own answers to a request it could not read (malformed, headers too large, not complete
- * before the request timeout), with a request id like every other answer.
+ * before the request timeout), with a request id like every other answer. The connection is then
+ * dropped once its client had a moment to read the answer: ending it only half-closes it (Node's
+ * HTTP server allows half-open connections), and a client that never closes its side would hold it.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -109,6 +128,18 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\napigw-requestid: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${body}`,
   );
+  setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+}
+
+/**
+ * The route a request is for, and its name in log lines: the route's path template (so no path
+ * parameter), or, when no route has the path, the path alone. Never the query string, a header
+ * or the body: any of them can hold an email address or a phone number.
+ */
+function routeOf(request: IncomingMessage, routes: ReadonlyArray<RouteDefinition & { id: string }>): { match: RouteMatch<RouteDefinition & { id: string }>; name: string } {
+  const path = (request.url ?? '/').split('?')[0] as string;
+  const match = matchRoute(routes, request.method ?? 'GET', path);
+  return { match, name: match.kind === 'found' ? match.route.path : match.kind === 'method-not-allowed' ? match.path : path };
 }
 
 const newRequestId = () => randomBytes(12).toString('base64url');
@@ -126,7 +157,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, reque
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { host: string; routes: ReadonlyArray<RouteDefinition & { id: string }>; handlers: ReadonlyMap<string, LambdaHandler>; admission: Admission },
+  options: { host: string; handlers: ReadonlyMap<string, LambdaHandler>; admission: Admission },
+  match: RouteMatch<RouteDefinition & { id: string }>,
 ): Promise<void> {
   const requestId = newRequestId();
   // A client that disconnects mid-answer makes writes fail; that is no reason to stop serving.
@@ -148,8 +180,6 @@ async function serve(
   }
 
   const url = request.url ?? '/';
-  const path = url.split('?')[0] as string;
-  const match = matchRoute(options.routes, request.method ?? 'GET', path);
   if (match.kind === 'not-found') return send(404, { message: 'Not Found' });
   if (match.kind === 'method-not-allowed') {
     return send(405, { message: 'Method Not Allowed' }, { allow: match.allowedMethods.join(', ') });

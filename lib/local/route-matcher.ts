@@ -2,7 +2,7 @@ import type { RouteDefinition } from '../routes';
 
 export type RouteMatch<R extends RouteDefinition> =
   | { kind: 'found'; route: R; pathParameters: Record<string, string> }
-  | { kind: 'method-not-allowed'; allowedMethods: string[] }
+  | { kind: 'method-not-allowed'; path: string; allowedMethods: string[] }
   | { kind: 'not-found' };
 
 /**
@@ -19,7 +19,7 @@ export function matchRoute<R extends RouteDefinition>(routes: readonly R[], meth
   if (candidates.length === 0) return { kind: 'not-found' };
   const found = candidates.find((c) => c.route.method === method);
   if (found) return { kind: 'found', ...found };
-  return { kind: 'method-not-allowed', allowedMethods: [...new Set(candidates.map((c) => c.route.method))] };
+  return { kind: 'method-not-allowed', path: (candidates[0] as { route: R }).route.path, allowedMethods: [...new Set(candidates.map((c) => c.route.method))] };
 }
 
 function matchPath(template: string, segments: string[]): Record<string, string> | undefined {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { lockDataDir, lockHolder } from './data-dir-lock';
+import { awaitExitingHolder, lockDataDir, lockHolder } from './data-dir-lock';
 import { ensureTable, startEmbeddedDynamo } from './dynamodb';
 import { StartupError, type Service } from './lifecycle';
 import { localConfig, useLocalServices } from './local-config';
@@ -15,7 +15,9 @@ export async function connectStore(options: { table?: string }): Promise<{ close
     return { close: async () => undefined, description: `table ${options.table}` };
   }
   const config = localConfig();
-  // The server holding the data directory says which port it serves it on, whatever DYNAMODB_PORT says here.
+  // The server holding the data directory says which port it serves it on, whatever DYNAMODB_PORT says here
+  // (one killed a moment ago is let finish exiting first).
+  await awaitExitingHolder(config.dataDir);
   const holder = lockHolder(config.dataDir);
   const serverPort = holder?.holder === 'server' ? holder.dynamoPort : (await isListening(config.dynamoPort)) ? config.dynamoPort : undefined;
   if (serverPort !== undefined) {

@@ -189,7 +189,7 @@ A spend measure (\`channel.spend\`, \`attribution.roas\`, \`attribution.cpa\`) w
 - **Single**: the body is one Event: the answer is \`{"success": true, "eventId": "<your eventId, or a server-assigned ULID>"}\`.
 - Either form may carry \`pixelId\`; if it does it must equal \`x-pixel-id\` (else 403).
 - All or nothing: one invalid event rejects the whole batch with 400 and nothing is stored; a 200 means every event is accepted, in one durable write, to the ingestion log, and becomes readable once the pipeline has projected it.
-- The raw body may be at most 131,072 bytes (measured before parsing; base64 bodies decoded), else 413.
+- The raw body may be at most 131,072 bytes (counted as received, before anything decodes it; base64 bodies decoded), else 413. A body that is not valid UTF-8 is a 400 \`malformed_body\`, whatever its \`Content-Type\`.
 
 | field | rules |
 |---|---|

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedPixelId } from './api-key-secret';
+import { parseKeyExpiry } from './key-expiry';
 import { DEFAULT_RATE_LIMITS, formatRateLimit, parseRateLimit, RATE_LIMIT_BOUNDS, type RateLimit, type RateLimitPolicyName } from './rate-limit';
 import { isKnownScope } from './scopes';
 import { saveNewApiKey, type ApiKeyRecord } from '../store/api-key-repository';
@@ -29,9 +30,9 @@ export async function mintApiKey(request: {
   if (unknown.length > 0) throw new InvalidKeyRequestError(`Unknown scope(s): ${unknown.join(', ')}`);
   let expiresAt: string | undefined;
   if (request.expiresAt !== undefined) {
-    const time = Date.parse(request.expiresAt);
-    if (Number.isNaN(time)) throw new InvalidKeyRequestError(`Invalid expiry '${request.expiresAt}'; use an ISO 8601 date-time`);
-    expiresAt = new Date(time).toISOString();
+    const expiry = parseKeyExpiry(request.expiresAt, now);
+    if ('problem' in expiry) throw new InvalidKeyRequestError(expiry.problem);
+    expiresAt = expiry.expiresAt;
   }
 
   const rateLimits: Partial<Record<RateLimitPolicyName, RateLimit>> = {};

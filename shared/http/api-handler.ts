@@ -104,7 +104,9 @@ export function apiHandler<S extends RequestSchemas = Record<string, never>>(
   // itself ends in time with what really happened.
   const pipeline = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>({ timeoutEarlyInMillis: 0 })
     // Every log line carries the Lambda context; metrics are flushed once the telemetry added them.
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // Never the event itself, whatever POWERTOOLS_LOGGER_LOG_EVENT says: its query string, headers
+    // and body can hold a key, an email address or a phone number.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(requestTelemetry(endpoint.route))
     .use(requestIdHeader())

@@ -9,7 +9,7 @@
  * codes are only ever added, never renamed.
  */
 export const EVENTS_ERROR_CODES = {
-  /** The body is empty, not JSON, or not a JSON object. */
+  /** The body is empty, not valid UTF-8, not JSON, or not a JSON object. */
   malformed_body: 400,
   /** At least one problem in the body or an event; nothing was stored. */
   validation_failed: 400,

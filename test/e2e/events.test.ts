@@ -71,6 +71,22 @@ function importOrders(...args: string[]): Promise<{ code: number; stdout: string
   });
 }
 
+/** POSTs raw bytes to the events API, as a client whose text is not what it claims would. */
+async function postBytes(bytes: Buffer, contentType: string, as: Record<string, string>) {
+  const response = await fetch(server.url + PATH, { method: 'POST', headers: { ...as, 'content-type': contentType }, body: bytes });
+  return { status: response.status, requestId: response.headers.get('x-request-id'), body: (await response.json()) as unknown };
+}
+
+/** One event as a body of exactly `bytes` bytes: its `data.note` is `fill` repeated `times`, then `x` up to the size. */
+function eventOfSize(bytes: number, eventId: string, fill: Buffer, times: number): Buffer {
+  const [head, tail] = JSON.stringify(pageView({ eventId, data: { note: '@NOTE@' } })).split('@NOTE@') as [string, string];
+  const fills = Buffer.concat(Array.from({ length: times }, () => fill));
+  const padding = bytes - Buffer.byteLength(head) - fills.length - Buffer.byteLength(tail);
+  return Buffer.concat([Buffer.from(head), fills, Buffer.alloc(padding, 'x'), Buffer.from(tail)]);
+}
+
+const NOT_UTF8 = Buffer.from([0xff, 0xc3, 0x28]);
+
 describe('POST /tr/api/events through the local server', () => {
   it('ingests a batch and a single event', async () => {
     const batch = await call(server, 'POST', PATH, { headers, body: { events: [pageView({ eventId: 'e2e-1' }), pageView({ eventId: 'e2e-2' })] } });
@@ -86,6 +102,38 @@ describe('POST /tr/api/events through the local server', () => {
     const response = await call(server, 'POST', PATH, { headers, body });
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ message: expect.any(String), requestId: response.headers.get('x-request-id'), error: { code: 'payload_too_large', details: [] } });
+  });
+
+  it('answers a body that is not valid UTF-8 with 400 malformed_body whatever its content type, and stores nothing of it', async () => {
+    const key = await mintKey(server, 'px_utf8', 'events:write');
+    const as = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_utf8' };
+    for (const type of ['application/json', 'text/plain']) {
+      const response = await postBytes(eventOfSize(1_000, `not-utf8-${type}`, NOT_UTF8, 1), type, as);
+      expect(response).toEqual({
+        status: 400,
+        requestId: expect.any(String),
+        body: { message: 'Request body is not valid UTF-8', requestId: response.requestId, error: { code: 'malformed_body', details: [] } },
+      });
+    }
+    // The same body with valid text is stored: the two above would have been, had they been read.
+    const valid = await postBytes(eventOfSize(1_000, 'utf8-valid', Buffer.from('é'), 1), 'application/json', as);
+    expect(valid).toMatchObject({ status: 200, body: { success: true, eventId: 'utf8-valid' } });
+    expect((await storedEventsOf('px_utf8')).map((event) => event.eventId)).toEqual(['utf8-valid']);
+  });
+
+  it('counts the 128 KB limit in bytes as received', async () => {
+    const key = await mintKey(server, 'px_limit', 'events:write');
+    const as = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_limit' };
+    // 131,072 bytes received, 1,000 of them invalid sequences: read as text with U+FFFD in their
+    // place they would be 135,072 bytes, yet the body is within the limit, so it is refused for what it is.
+    const notUtf8 = await postBytes(eventOfSize(131_072, 'limit-not-utf8', NOT_UTF8, 1_000), 'application/json', as);
+    expect(notUtf8).toMatchObject({ status: 400, body: { error: { code: 'malformed_body' } } });
+    // Two-byte characters count as two.
+    const atLimit = await postBytes(eventOfSize(131_072, 'limit-at', Buffer.from('é'), 30_000), 'application/json', as);
+    expect(atLimit).toMatchObject({ status: 200, body: { success: true, eventId: 'limit-at' } });
+    const overLimit = await postBytes(eventOfSize(131_073, 'limit-over', Buffer.from('é'), 30_000), 'application/json', as);
+    expect(overLimit).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+    expect((await storedEventsOf('px_limit')).map((event) => event.eventId)).toEqual(['limit-at']);
   });
 
   it('answers an invalid batch with 400, every problem located, and stores none of it', async () => {

@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, mintKey, startLocalServer, type RunningServer } from '../support/local-server';
+import { call, keysCli, mintKey, runCli, startLocalServer, type RunningServer } from '../support/local-server';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -60,5 +60,30 @@ describe('a key minted with --rate-limit, through real HTTP', () => {
       expect(answer.headers.get('ratelimit-policy')).toBe('"api";q=6;w=60');
       expect(answer.headers.get('ratelimit')).toMatch(/^"api";r=0;t=\d+$/);
     }
+  });
+});
+
+describe('create --expires-at', () => {
+  it.each([
+    ['a day that does not exist', '2030-02-30T00:00:00Z'],
+    ['a date that is not ISO 8601', '12/31/2030'],
+    ['a date without a time', '2030-12-31'],
+    ['a time without an offset', '2030-12-31T00:00:00'],
+    ['an instant in the past', '2020-01-01T00:00:00Z'],
+  ])('refuses %s with exit 2 and one line on stderr, and mints nothing', async (_, value) => {
+    const pixel = `px_expiry_${value.replace(/[^0-9]/g, '')}`;
+    const result = await runCli(server, 'bin/keys.ts', 'create', '--pixel', pixel, '--scopes', 'account:read', '--expires-at', value, '--json');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`Invalid expiry '${value}'`)]);
+    expect(JSON.parse(await keysCli(server, 'list', '--pixel', pixel, '--json'))).toEqual([]);
+  });
+
+  it('accepts an ISO 8601 instant in the future, with any offset, and stores it in UTC', async () => {
+    const key = await mintKey(server, 'px_expiry_ok', 'account:read', '--expires-at', '2030-12-31T23:30:00+02:00');
+    const listed = JSON.parse(await keysCli(server, 'list', '--pixel', 'px_expiry_ok', '--json')) as Array<{ apiKeyPk: string; expiresAt?: string }>;
+    expect(listed).toEqual([expect.objectContaining({ apiKeyPk: key.apiKeyPk, expiresAt: '2030-12-31T21:30:00.000Z' })]);
+    const response = await call(server, 'GET', '/accounts/api/account/settings/order', { headers: { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_expiry_ok' } });
+    expect(response.status).toBe(200);
   });
 });

@@ -146,6 +146,43 @@ describe('starting and stopping', () => {
     expect(started.output()).toMatch(/; Node v24\.\d+\.\d+\n/);
   });
 
+  it('starts again right after kill -9 of the server, on the same ports and data, even before the killed process is reaped', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'local-server-'));
+    const env = await localServerEnv(dataDir);
+    const ready = `listening on http://127.0.0.1:${env.PORT}`;
+    // The server's parent becomes `sleep`, which never reaps it: once killed it stays a zombie, as
+    // it does for as long as any parent is slow to reap it.
+    const parent = spawn('sh', ['-c', `"${process.execPath}" --import tsx bin/local-server.ts & echo "server pid $!"; exec sleep 300`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let first = '';
+    parent.stdout.on('data', (chunk: Buffer) => (first += chunk));
+    let restarted: ReturnType<typeof spawn> | undefined;
+    try {
+      await waitFor(() => first.includes(ready), 90_000);
+      const pid = Number(/^server pid (\d+)$/m.exec(first)?.[1]);
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => processState(pid) === 'Z');
+      expect(processState(pid)).toBe('Z');
+
+      restarted = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let second = '';
+      restarted.stdout!.on('data', (chunk: Buffer) => (second += chunk));
+      restarted.stderr!.on('data', (chunk: Buffer) => (second += chunk));
+      let exited = false;
+      restarted.once('exit', () => (exited = true));
+      await waitFor(() => second.includes(ready) || exited, 90_000);
+      expect(second).toContain(ready);
+      expect(second).not.toMatch(/in use/);
+      expect((await fetch(`http://127.0.0.1:${env.PORT}${ORDER_SETTINGS}`)).status).toBe(401);
+    } finally {
+      if (restarted && restarted.exitCode === null) {
+        const stopped = new Promise((resolve) => restarted!.once('exit', resolve));
+        restarted.kill('SIGTERM');
+        await stopped;
+      }
+      parent.kill();
+    }
+  }, 240_000);
+
   it('completes a first start interrupted part-way on the next start, says so, and prints the one working demo key', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'local-server-'));
     const env = await localServerEnv(dataDir);
@@ -207,6 +244,16 @@ function processesInGroup(pgid: number): string[] {
         return [];
       }
     });
+}
+
+/** The state letter of /proc/<pid>/stat (`Z` for a zombie), or undefined once the process is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -1,4 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../shared/auth/api-key-secret';
 import { call, eventLines, keysCli, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
 import { validSettings } from '../support/order-settings-fixtures';
 
@@ -43,9 +46,27 @@ describe('authentication: 401 (spec section 5)', () => {
     expect((await call(server, 'GET', PATH, { headers: as(other.apiKey, 'px_other') })).status).toBe(200);
   });
 
-  it('answers 401 to an expired key', async () => {
-    const expired = await mintKey(server, 'px_e2e', 'account:write', '--expires-at', '2020-01-01T00:00:00Z');
-    const response = await call(server, 'GET', PATH, { headers: as(expired.apiKey) });
+  it('answers 401 to a key whose expiry has passed', async () => {
+    const key = await mintKey(server, 'px_e2e', 'account:write', '--expires-at', '2099-01-01T00:00:00Z');
+    expect((await call(server, 'GET', PATH, { headers: as(key.apiKey) })).status).toBe(200);
+    // A key cannot be minted already expired: its expiry is moved into the past in the store.
+    const store = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: `http://127.0.0.1:${server.env.DYNAMODB_PORT}`, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
+    try {
+      await store.send(
+        new UpdateCommand({
+          TableName: 'merchant-analytics-local',
+          Key: { PK: `APIKEY#${hashApiKey(key.apiKey)}`, SK: 'APIKEY' },
+          UpdateExpression: 'SET expiresAt = :past',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':past': '2020-01-01T00:00:00.000Z' },
+        }),
+      );
+    } finally {
+      store.destroy();
+    }
+    const response = await call(server, 'GET', PATH, { headers: as(key.apiKey) });
     expect(response).toMatchObject({ status: 401, body: { message: 'API key has expired' } });
   });
 
@@ -173,6 +194,23 @@ describe('every rejected PUT leaves the stored settings and the event log as the
     expect((await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body).toEqual(before);
     await pipelineDrained(server);
     expect(eventLines(server)).toHaveLength(eventsBefore);
+  });
+});
+
+describe('a body that is not valid UTF-8', () => {
+  it('is a 400 at the body itself on a JSON route too, and changes nothing', async () => {
+    await call(server, 'PUT', PATH, { headers: as(writer.apiKey), body: validSettings() });
+    const before = (await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body;
+    // A valid, different body, but for invalid bytes in a filter's name.
+    const [head, tail] = JSON.stringify(validSettings({ countPendingOrders: true, exclusionFilters: [{ ...validSettings().exclusionFilters[0], name: 'Exclude @' }] })).split('@') as [string, string];
+    const response = await fetch(server.url + PATH, {
+      method: 'PUT',
+      headers: { ...as(writer.apiKey), 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from(head), Buffer.from([0xff, 0xfe]), Buffer.from(tail)]),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: 'Request body is not valid UTF-8', errors: [{ message: 'Request body is not valid UTF-8', key: '', path: [] }] });
+    expect((await call(server, 'GET', PATH, { headers: as(writer.apiKey) })).body).toEqual(before);
   });
 });
 

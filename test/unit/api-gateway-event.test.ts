@@ -74,6 +74,12 @@ describe('API Gateway v2 events built by the local server', () => {
     expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
   });
 
+  it.each(['application/json', 'text/plain'])('passes a %s body that is not valid UTF-8 as its bytes, base64-encoded', (type) => {
+    const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xc3, 0x28]), Buffer.from('"}')]);
+    const event = build({ rawHeaders: ['Content-Type', type], body: bytes });
+    expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
+  });
+
   it('keeps __proto__ and constructor as ordinary query parameters and headers, as the JSON event would', () => {
     const event = build({ url: '/x?__proto__=1&constructor=2', rawHeaders: ['__proto__', 'h'] });
     expect(Object.keys(event.queryStringParameters!)).toEqual(['__proto__', 'constructor']);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,5 +48,25 @@ describe('the data directory lock', () => {
     const lock = lockDataDir(dataDir, { holder: 'server', port: 3000, dynamoPort: 8000 });
     expect(JSON.parse(readFileSync(join(dataDir, 'server.lock'), 'utf8')).pid).toBe(process.pid);
     await lock.close();
+  });
+
+  it('takes over a lock whose process has exited but is not reaped yet (a zombie)', async () => {
+    // The shell's background child exits at once; the shell then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(String(chunk).trim()))));
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(state()).toBe('Z');
+
+      const dataDir = mkdtempSync(join(tmpdir(), 'lock-'));
+      writeFileSync(join(dataDir, 'server.lock'), JSON.stringify({ pid, holder: 'server', port: 1, dynamoPort: 2 }));
+      expect(lockHolder(dataDir)).toBeUndefined();
+      const lock = lockDataDir(dataDir, { holder: 'server', port: 3000, dynamoPort: 8000 });
+      expect(JSON.parse(readFileSync(join(dataDir, 'server.lock'), 'utf8')).pid).toBe(process.pid);
+      await lock.close();
+    } finally {
+      parent.kill();
+    }
   });
 });

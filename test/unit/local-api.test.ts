@@ -82,3 +82,37 @@ describe('the local front door and slow clients', () => {
     expect(closed).toBe('closed');
   });
 });
+
+describe('the access log line', () => {
+  it('names the route and never the query string or a path parameter, where an email or a phone could be', async () => {
+    const lines: string[] = [];
+    const logged = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      routes: [...(routes as Array<Record<string, unknown>>), { id: 'view', method: 'GET', path: '/views/{id}', handler: 'unused', scope: null }] as never,
+      handlers: new Map([
+        ['echo', async () => ({ statusCode: 200, body: 'ok' })],
+        ['view', async () => ({ statusCode: 200, body: 'ok' })],
+      ]),
+      onRequest: (line) => lines.push(line),
+    });
+    try {
+      const query = '?email=jane.doe%40example.com&phone=%2B14155550100';
+      const statuses = [
+        (await fetch(`${logged.url}/echo${query}`, { method: 'POST', body: '{}' })).status,
+        (await fetch(`${logged.url}/views/jane.doe@example.com${query}`)).status,
+        (await fetch(`${logged.url}/views/jane.doe@example.com`, { method: 'DELETE' })).status,
+        (await fetch(`${logged.url}/nowhere${query}`)).status,
+      ];
+      expect(statuses).toEqual([200, 200, 405, 404]);
+      expect(lines).toHaveLength(4);
+      expect(lines[0]).toMatch(/^POST \/echo 200 \d+\.\dms$/);
+      expect(lines[1]).toMatch(/^GET \/views\/\{id\} 200 \d+\.\dms$/);
+      expect(lines[2]).toMatch(/^DELETE \/views\/\{id\} 405 \d+\.\dms$/);
+      expect(lines[3]).toMatch(/^GET \/nowhere 404 \d+\.\dms$/);
+      for (const line of lines) expect(line).not.toMatch(/jane|example|4155550100/);
+    } finally {
+      await logged.close();
+    }
+  });
+});

@@ -50,6 +50,23 @@ describe('request telemetry', () => {
     expect(seen.lines()[0]).not.toContain(RAW_KEY);
   });
 
+  it('logs no query string, header or body, even with the invocation event logging switched on', async () => {
+    const seen = recorded();
+    // What POWERTOOLS_LOGGER_LOG_EVENT=true sets.
+    vi.spyOn(logger, 'getLogEvent').mockReturnValue(true);
+    const email = 'jane.doe@example.com';
+    const phone = '+14155550100';
+    const response = await invoke(
+      ingestEvents,
+      apiEvent({ method: 'POST', path: `/tr/api/events?email=${email}`, headers: { 'x-api-key': RAW_KEY, 'x-pixel-id': 'px_1', 'x-phone': phone }, body: { name: 'lead', user: { emails: [email], phones: [phone] } } }),
+    );
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(seen.lines().length).toBeGreaterThan(0);
+    for (const line of seen.lines()) {
+      for (const secret of [email, phone, RAW_KEY]) expect(line).not.toContain(secret);
+    }
+  });
+
   it('counts a client error and a rate-limited request as such, whatever answered them', async () => {
     const seen = recorded();
     dynamo.on(UpdateCommand).resolves({

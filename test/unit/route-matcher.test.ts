@@ -30,7 +30,7 @@ describe('local route matching', () => {
   });
 
   it('answers 405 with the allowed methods when the path exists under other methods', () => {
-    expect(matchRoute(routes, 'PUT', '/views/v1')).toEqual({ kind: 'method-not-allowed', allowedMethods: ['GET', 'DELETE'] });
+    expect(matchRoute(routes, 'PUT', '/views/v1')).toEqual({ kind: 'method-not-allowed', path: '/views/{id}', allowedMethods: ['GET', 'DELETE'] });
   });
 
   it('answers not-found for unknown paths, empty parameters and extra segments', () => {
