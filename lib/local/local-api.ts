@@ -7,7 +7,7 @@ import { FUNCTION_DEFAULTS } from '../function-defaults';
 import type { RouteDefinition } from '../routes';
 import { createAdmission, type Admission } from './admission';
 import { toApiGatewayEvent } from './api-gateway-event';
-import { limitConnections } from './connection-limits';
+import { limitConnections, type ConnectionLimits } from './connection-limits';
 import { matchRoute, type RouteMatch } from './route-matcher';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
@@ -28,6 +28,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const MAX_CONNECTIONS = 1_000;
 /** A share of the whole, so that no one client address can take every connection. */
 const MAX_CONNECTIONS_PER_ADDRESS = 250;
+/** A connection idle this long may be closed to make room for a new one past a bound. */
+const MIN_IDLE_BEFORE_EVICTION_MS = 1_000;
 /** How long a connection closed after one of Node's own answers may take to read it before it is dropped. */
 const CLOSE_LINGER_MS = 1_000;
 /** How long a shutdown waits for requests in progress before dropping their connections. */
@@ -63,6 +65,8 @@ export async function startLocalApi(options: {
   headersTimeoutMs?: number;
   /** Handlers running at once, and how long and how many requests may wait for a turn. */
   concurrency?: { maxInFlight: number; maxWaitMs: number; maxWaiting: number };
+  /** Bounds on open connections, where not the defaults. */
+  connections?: Partial<ConnectionLimits>;
 }): Promise<LocalApi> {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(requestTimeout, options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
@@ -77,6 +81,12 @@ export async function startLocalApi(options: {
   const server: Server = createServer(timeouts, (request, response) => {
     const started = performance.now();
     const route = routeOf(request, options.routes);
+    if (connectionLimits.isSurplus(request.socket)) {
+      // Past a connection bound with none idle long enough to make room: an answer to retry, then the connection goes.
+      sendJson(response, 503, { message: 'Service Unavailable: too many connections at once; retry shortly' }, newRequestId(), { 'retry-after': '1', connection: 'close' });
+      options.onRequest?.(`${request.method} ${route.name} 503 ${(performance.now() - started).toFixed(1)}ms`);
+      return;
+    }
     serve(request, response, { ...options, admission }, route.match)
       .catch((error: unknown) => {
         console.error(`[local-api] ${request.method} ${route.name} failed:`, error);
@@ -88,7 +98,12 @@ export async function startLocalApi(options: {
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Not `server.maxConnections`: Node would refuse a connection past it before an idle one could make room.
-  limitConnections(server, { perAddress: MAX_CONNECTIONS_PER_ADDRESS, total: MAX_CONNECTIONS });
+  const connectionLimits = limitConnections(server, {
+    perAddress: MAX_CONNECTIONS_PER_ADDRESS,
+    total: MAX_CONNECTIONS,
+    minIdleMs: MIN_IDLE_BEFORE_EVICTION_MS,
+    ...options.connections,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
