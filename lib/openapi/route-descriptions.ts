@@ -1,4 +1,5 @@
 import type { RouteId } from '../routes';
+import { PRICE_CAPS } from '../../shared/analytics/request-cost';
 
 /*
  * The longer descriptions of the routes in the OpenAPI document (Markdown): the field-level rules
@@ -87,6 +88,9 @@ Configuration members (omitted ones get these defaults):
 - **Section settings** (all optional): \`pacing\` boolean, \`theme\` (1–50 of \`A-Z a-z 0-9 - _\`), \`backgroundColor\` (a CSS colour, up to 50 characters), \`filters\` (one filter).
 - **Whole view**: at most 200 widgets in all; the configuration at most 256 KiB of JSON (a larger one is a 400 at \`["configuration"]\` stating its size). Unknown keys are rejected at every level. Filters are checked against the grammar; their field ids are not yet checked against a dashboards context of the filter catalog.`;
 
+/** The rule every analytics query shares (README, "Request prices"). */
+const PRICED = `Priced before anything is read: an answer over ${PRICE_CAPS.values.toLocaleString('en-US')} values (time buckets × series × measures, series estimated from the catalog) or reading the events of more than ${PRICE_CAPS.eventDays} days one by one is a \`400\` that gives the estimate and how to narrow it; within the caps, the price's cost units count against the key's cost quota (\`429\` when used up), reported in \`RateLimit\` beside the request quota.`;
+
 export const routeDescriptions: Record<RouteId, string> = {
   getAccount: [`A pixel that never set anything gets \`{"name":null,"timezone":"UTC","currency":"USD"}\`.`, ACCOUNT].join('\n\n'),
   updateAccount: [`Body: any of \`name\`, \`timezone\`, \`currency\`, at least one; any other key is a \`400\` (strict), and so is an invalid value (every problem listed; nothing is stored). The members given replace the stored ones. The answer is the whole account after the change.
@@ -126,7 +130,9 @@ export const routeDescriptions: Record<RouteId, string> = {
 | \`filters\` | the filter grammar, context \`query_measures\` |
 | \`orderSettings\` | the order-settings PUT body's members and rules (one schema), each optional: \`countPendingOrders\` (false), \`countVoidedOrders\` (false), \`refundDateAttribution\` (\`refund_date\`; \`order_date\`, or its alias \`original_order_date\`), \`exclusionFilters\` (\`[]\`). Ids and timestamps may be sent (a GET document can be pasted) and are ignored |
 
-Both ranges together may hold at most 10,000 time buckets. Unknown body keys and any query-string parameter are a 400.`,
+Both ranges together may hold at most 10,000 time buckets. Unknown body keys and any query-string parameter are a 400.
+
+${PRICED}`,
   queryCohortAnalysis: `New customers grouped by when they were acquired, and what they were worth in the periods that followed. Like the query, it never reads the stored order settings. Definitions of cohorts, periods and the seven measures: README, "POST /db-mgmt/api/query-cohort-analysis".
 
 | member | rules |
@@ -140,7 +146,9 @@ Both ranges together may hold at most 10,000 time buckets. Unknown body keys and
 | \`currency\` | ISO 4217, default \`USD\` |
 | \`filters\` | the filter grammar, context \`query_cohort\`: \`orders.source_name\`, \`orders.payment_gateway\`, \`orders.currency\`, \`orders.tag\`. They pick which customers form the cohorts, by their first counted order; once in a cohort, every counted order of the customer counts |
 | \`viewFilters\` | the older name of \`filters\`: one filter, or a list of filters that must all match (\`[]\` filters nothing); sending both is a 400 |
-| \`orderSettings\` | the query's \`orderSettings\` (same schema and defaults: \`false\`, \`false\`, \`refund_date\`, \`[]\`; \`original_order_date\` = \`order_date\`) |`,
+| \`orderSettings\` | the query's \`orderSettings\` (same schema and defaults: \`false\`, \`false\`, \`refund_date\`, \`[]\`; \`original_order_date\` = \`order_date\`) |
+
+${PRICED}`,
   queryAds: `Lists the pixel's ads, one flat row per ad, optionally with a daily series of ad-platform measures. Series, currency, paging and the columnar format: README, "POST /db-mgmt/api/query-ads".
 
 | field | rules |
@@ -156,7 +164,9 @@ Both ranges together may hold at most 10,000 time buckets. Unknown body keys and
 | \`offset\` | ≥ 0, default 0 |
 | \`sortBy\` | \`sourceUpdatedAt\` (default), \`sourceCreatedAt\`, \`resourceName\` (the ad's name, by code point) |
 | \`sortDirection\` | \`asc\` or \`desc\` (default), lowercase |
-| \`format\` | \`rows\` (default): one object per day; \`columnar\`: one array per measure per ad, the days listed once in \`calendar\` |`,
+| \`format\` | \`rows\` (default): one object per day; \`columnar\`: one array per measure per ad, the days listed once in \`calendar\` |
+
+${PRICED}`,
   queryAttribution: `Credits each counted order of \`dateRange\` to the marketing touchpoints of its buyer's journey under one or several attribution models, side by side, with ad spend next to the credited revenue where the dimension joins ad data. Journeys, touchpoints, models and measures: README, "POST /db-mgmt/api/query-attribution".
 
 | member | rules |
@@ -173,7 +183,9 @@ Both ranges together may hold at most 10,000 time buckets. Unknown body keys and
 | \`filters\` | the filter grammar with the \`orders.*\` fields of context \`query_attribution\` (\`GET /db-mgmt/api/filters?context=query_attribution\`): they narrow which orders are credited |
 | \`orderSettings\` | exactly as in \`/db-mgmt/api/query\` (same schema and defaults; the stored settings are never read): which orders count |
 
-A spend measure (\`channel.spend\`, \`attribution.roas\`, \`attribution.cpa\`) with a dimension that cannot join ad data is a 400 whose message names both. The answer holds one result per model: \`{ attributionModel, attributionWindow, dimension, granularity, dateRange, compareDateRange, timezone, currency, measureDetails, data: { primary, compare } }\`; a point is \`{ dt, start, end, <dimension>: value, <measure>: value… }\`, one per bucket and dimension value with data, sorted by time then value (\`null\` first).`,
+A spend measure (\`channel.spend\`, \`attribution.roas\`, \`attribution.cpa\`) with a dimension that cannot join ad data is a 400 whose message names both. The answer holds one result per model: \`{ attributionModel, attributionWindow, dimension, granularity, dateRange, compareDateRange, timezone, currency, measureDetails, data: { primary, compare } }\`; a point is \`{ dt, start, end, <dimension>: value, <measure>: value… }\`, one per bucket and dimension value with data, sorted by time then value (\`null\` first).
+
+${PRICED}`,
   listDashboardViews: `Summaries, sorted by \`order\`, then \`createdAt\`, then id; not paginated. Another query parameter, or an unknown \`type\`, is a 400.`,
   createDashboardView: [`\`name\` and \`configuration\` required (\`configuration: {}\` is valid); \`type\` and \`order\` optional. The answer has every id, default and timestamp set.`, DASHBOARD_CONFIGURATION].join('\n\n'),
   updateDashboardView: [`Only \`name\`, \`configuration\` and \`order\`, at least one; anything else is a 400. \`configuration\` replaces the stored one whole (defaults applied as on create; widget and section ids sent back are kept). \`updatedAt\` becomes the request time. Concurrent PATCHes never lose an update: each applies its members to the version it read, and one that loses the race re-reads and applies them again.`, DASHBOARD_VIEW, DASHBOARD_CONFIGURATION].join('\n\n'),

@@ -55,7 +55,7 @@ describe('the API describes itself, without a key', () => {
 
 describe('GET /accounts/api/api-keys/me through the local server', () => {
   it('describes a key minted with the keys CLI; a key of another pixel is a 401', async () => {
-    const key = await mintKey(server, 'px_me_e2e', 'db_query,account:write', '--name', 'reporting', '--events-rate-limit', '50/1s');
+    const key = await mintKey(server, 'px_me_e2e', 'db_query,account:write', '--name', 'reporting', '--events-rate-limit', '50/1s', '--cost-limit', '500/1m');
     const headers = { 'x-api-key': key.apiKey, 'x-pixel-id': 'px_me_e2e' };
 
     const response = await call(server, 'GET', '/accounts/api/api-keys/me', { headers });
@@ -71,6 +71,7 @@ describe('GET /accounts/api/api-keys/me through the local server', () => {
       rateLimits: {
         api: { quota: 1200, windowSeconds: 60, policy: '"api";q=1200;w=60' },
         events: { quota: 50, windowSeconds: 1, policy: '"events";q=50;w=1' },
+        cost: { quota: 500, windowSeconds: 60, policy: '"cost";q=500;w=60' },
       },
     });
     expect((await call(server, 'GET', '/accounts/api/api-keys/me', { headers: { ...headers, 'x-pixel-id': 'px_demo' } })).status).toBe(401);
