@@ -1,5 +1,5 @@
 import { logger } from '../config/logger';
-import { PENDING_SHARDS, onPendingWritten, pendingPartition } from '../store/pending-index';
+import { PAST_RUN, PENDING_SHARDS, onPendingWritten, pendingPartition, runPrefixOf } from '../store/pending-index';
 import { documentClient, tableName } from '../store/dynamo-client';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { consumePending } from './consumer';
@@ -24,20 +24,49 @@ const FIRST_BACKOFF_MS = 50;
 // less per event (a Query stops at 1 MB, so a batch of very large entries is smaller).
 export const DRAIN_BATCH = 100;
 
-/** One pass over one shard: the oldest pending items, up to `limit`. Returns how many it consumed. */
+/**
+ * One pass over one shard: every pixel with pending items gets a turn, of up to `limit` of its
+ * oldest (an outbox first, then log entries in ULID order), however many items other pixels have
+ * waiting. The pass reads the shard a page at a time in sort-key order, which is pixel by pixel:
+ * a page holding several pixels' runs is consumed except its last run, which may go on past the
+ * page and is read again from its start by the next Query; a page of one pixel's run is that
+ * pixel's turn, and the next Query skips the rest of its run (`GSI2SK > <pixelId>#\uffff`). So a
+ * neighbour's new entry waits at most for the pages ahead of it in its own pass, never for another
+ * pixel's whole backlog. Items of the earlier layout (a bare ULID, no pixel in the key) are taken
+ * as they come. Returns how many items it consumed and how many failed.
+ */
 export async function drainShard(shard: number, options: ProjectOptions & { limit?: number } = {}): Promise<{ done: number; failed: number }> {
-  const { Items = [] } = await documentClient.send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'GSI2',
-      KeyConditionExpression: 'GSI2PK = :pk',
-      ExpressionAttributeValues: { ':pk': pendingPartition(shard) },
-      Limit: options.limit ?? DRAIN_BATCH,
-    }),
-  );
-  if (Items.length === 0) return { done: 0, failed: 0 };
-  const result = await consumePending(Items, options);
-  return { done: result.done, failed: result.failed.length };
+  const { limit = DRAIN_BATCH, ...projectOptions } = options;
+  const pass = { done: 0, failed: 0 };
+  let from: { op: '>' | '>='; key: string } | undefined;
+  for (;;) {
+    const { Items = [], LastEvaluatedKey } = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: from ? `GSI2PK = :pk AND GSI2SK ${from.op} :from` : 'GSI2PK = :pk',
+        ExpressionAttributeValues: { ':pk': pendingPartition(shard), ...(from ? { ':from': from.key } : {}) },
+        Limit: limit,
+      }),
+    );
+    let taken = Items;
+    if (LastEvaluatedKey && Items.length > 0) {
+      const lastKey = String(Items.at(-1)!.GSI2SK);
+      const lastRun = runPrefixOf(lastKey);
+      if (lastRun === undefined) from = { op: '>', key: lastKey };
+      else if (runPrefixOf(String(Items[0]!.GSI2SK)) === lastRun) from = { op: '>', key: `${lastRun}${PAST_RUN}` };
+      else {
+        taken = Items.filter((item) => runPrefixOf(String(item.GSI2SK)) !== lastRun);
+        from = { op: '>=', key: lastRun };
+      }
+    }
+    if (taken.length > 0) {
+      const result = await consumePending(taken, projectOptions);
+      pass.done += result.done;
+      pass.failed += result.failed.length;
+    }
+    if (!LastEvaluatedKey) return pass;
+  }
 }
 
 /**

@@ -148,7 +148,7 @@ export async function writeSnapshotHead(
           changeId,
           updatedAt: updatedAt.toISOString(),
           outboxRev,
-          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
+          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt), 'outbox') } : {}),
         },
         ConditionExpression:
           expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',

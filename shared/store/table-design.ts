@@ -57,8 +57,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     earlier layouts are no longer read, and expire or may be deleted)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
- * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads
- *                     with an outbox, until the pipeline consumer has handled them (pending-index.ts)
+ * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<pixelId>#<ULID>` on log entries and `<pixelId>#!<ULID>` on
+ *                     settings heads with an outbox, until the pipeline consumer has handled them (pending-index.ts;
+ *                     items written before the pixel led the sort key have a bare `<ULID>`)
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute, on projected log entries, event
  * pages, dedup index pages and idempotency keys: DynamoDB deletes an item some time after it. Deletion is
