@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * The pending index: items whose effects have not been projected yet carry `GSI2PK=PENDING#<shard>`
- * and `GSI2SK=<pixelId>#<ulid>` (a sparse slice of GSI2, whose other prefixes belong to API keys).
- * The consumer removes both attributes once the item's effects are stored,
+ * and `GSI2SK=<pixelId>#<ulid>` (a sparse slice of GSI2, whose other prefixes belong to API keys
+ * and to parked items). The consumer removes both attributes once the item's effects are stored,
  * so the index always holds exactly the backlog: locally the drain reads it, deployed the table's
  * stream filters on it (NEW_IMAGE with a `PENDING#` GSI2PK) and an operator can read it to see a
  * stuck backlog.
@@ -16,8 +16,12 @@ import { createHash } from 'node:crypto';
  * first (`!` is below every ULID character), so a backlog of events never holds up the pixel's
  * `accountUpdated`. Items written before the sort key carried the pixel have a bare ULID; they
  * drain all the same (the consumer takes the pixel from the item, never from the key).
+ *
+ * An item that keeps failing is moved to the parked index, `GSI2PK=PARKED#<shard>` with the same
+ * sort key (pending-failures.ts), until `npm run replay-parked` moves it back.
  */
 export const PENDING_PREFIX = 'PENDING#';
+export const PARKED_PREFIX = 'PARKED#';
 export const PENDING_SHARDS = 8;
 
 export function pendingShardOf(pixelId: string): number {
@@ -25,6 +29,7 @@ export function pendingShardOf(pixelId: string): number {
 }
 
 export const pendingPartition = (shard: number) => `${PENDING_PREFIX}${shard}`;
+export const parkedPartition = (shard: number) => `${PARKED_PREFIX}${shard}`;
 
 /** Marks a settings head's outbox in the sort key: it sorts before the pixel's log entries. */
 const OUTBOX_MARK = '!';
