@@ -8,7 +8,8 @@ import { PENDING_SHARDS, parkedPartition, pendingPartition, pendingShardOf, pend
  * (how many attempts, the last error, when it first and last failed, when it may be tried again),
  * and the item stays pending; at the policy's last attempt it is parked instead: moved from the
  * pending index to the parked index (`PARKED#<shard>`, same sort key), the item itself untouched
- * otherwise, so nothing of it is lost and no TTL runs on it.
+ * otherwise, so nothing of it is lost and no TTL runs on it. `replayParked` moves it back, with
+ * its attempts reset; the next consumer run projects it like any pending item.
  *
  * Each write is conditional on the item being as the consumer read it (still pending, same sort
  * key, same attempt count): a failure recorded twice (a retried call, two images of one item)
@@ -17,7 +18,8 @@ import { PENDING_SHARDS, parkedPartition, pendingPartition, pendingShardOf, pend
  *
  * Deployed, recording a failure is a MODIFY of a pending item, which the stream's filter passes:
  * the stream delivers the item again, and that delivery is the retry. Parking and projecting
- * both take the item out of `PENDING#`, so neither is delivered again.
+ * both take the item out of `PENDING#`, so neither is delivered again; a replay puts it back, so
+ * it is.
  */
 export interface RetryPolicy {
   /** The failure that parks the item: its `maxAttempts`-th. */
@@ -26,10 +28,10 @@ export interface RetryPolicy {
   backoffMs(attempts: number): number;
 }
 
-/** Attributes a failure leaves on a pending or parked item; projecting it clears them. */
+/** Attributes a failure leaves on a pending or parked item; projecting or replaying it clears them. */
 export const FAILURE_ATTRIBUTES = ['attempts', 'lastErrorName', 'lastErrorMessage', 'firstFailedAt', 'lastFailedAt', 'retryAt', 'parkedAt'] as const;
 
-/** What a parked (or pending) item says about itself. */
+/** What a parked (or pending) item says about itself (`npm run replay-parked -- list`). */
 export interface IndexedItem {
   pixelId: string;
   /** `entry` (a log entry: `id` is its entryId), `outbox` (a settings head: `id` is its SK) or what else was pending. */
@@ -168,4 +170,55 @@ function indexedItemOf(item: Record<string, unknown>): IndexedItem {
     key: { PK: String(item.PK), SK: String(item.SK) },
     sortKey: String(item.GSI2SK),
   };
+}
+
+/**
+ * Puts a parked item back in the pending index with its failure record cleared (attempts start
+ * again from nothing): the drain, or deployed the stream (a MODIFY into `PENDING#`), hands it to
+ * the consumer. False when it is no longer parked (replayed by a run before, or its settings head
+ * rewritten). Safe to repeat.
+ */
+export async function replayParked(item: IndexedItem): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: item.key,
+        UpdateExpression: `SET GSI2PK = :pending REMOVE ${FAILURE_ATTRIBUTES.join(', ')}`,
+        ConditionExpression: 'GSI2PK = :parked',
+        ExpressionAttributeValues: {
+          ':pending': pendingPartition(pendingShardOf(item.pixelId)),
+          ':parked': parkedPartition(pendingShardOf(item.pixelId)),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Has the stream deliver a pending item again: a write to it (due now) is a MODIFY its filter
+ * passes. For items a stream batch left behind when Lambda gave up on it (the on-failure queue):
+ * they are still pending, but no record would deliver them. Locally the drain finds them anyway;
+ * there it only ends a backoff early. False when the item is no longer pending as listed.
+ */
+export async function redeliverPending(item: IndexedItem, now: Date = new Date()): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: item.key,
+        UpdateExpression: 'SET retryAt = :now',
+        ConditionExpression: 'GSI2PK = :pending AND GSI2SK = :sk',
+        ExpressionAttributeValues: { ':pending': pendingPartition(pendingShardOf(item.pixelId)), ':sk': item.sortKey, ':now': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@ import { handler as query } from '../../functions/db-mgmt/query';
 import { handler as ingestEvents } from '../../functions/tr/ingest-events';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { logger } from '../../shared/config/logger';
-import { RETRIES_PER_PASS, drainShard, startDrain, type RunningDrain } from '../../shared/pipeline/drain';
+import { RETRIES_PER_PASS, drainAll, drainShard, startDrain, type RunningDrain } from '../../shared/pipeline/drain';
 import type { Projector } from '../../shared/pipeline/projector';
 import { readModelProjectors } from '../../shared/pipeline/read-models';
 import { decodeEvents, logPartition } from '../../shared/store/log-repository';
@@ -16,7 +16,7 @@ import { apiEvent, invoke } from '../support/api-event';
 import { pageView } from '../support/event-fixtures';
 import { recordedEvents, useFreshTable } from '../support/fresh-table';
 import { validSettings } from '../support/order-settings-fixtures';
-import { neighbourOf, pendingInShard } from '../support/pipeline';
+import { neighbourOf, pendingInShard, replayParkedCli } from '../support/pipeline';
 
 const DAY = '2026-03-10';
 /** The time the next request is accepted at: requests are accepted in the order they are sent, as in life. */
@@ -144,4 +144,58 @@ describe('a pixel whose entries keep failing', () => {
     }
     expect(sent).toBeGreaterThan(1);
   }, 120_000);
+});
+
+describe('npm run replay-parked', () => {
+  it('lists what is parked and why, and once the cause is fixed puts it back for the consumer, which projects it exactly once', async () => {
+    const pixelId = 'px_park_replay';
+    poisonedPixels.add(pixelId);
+    const client = await clientFor(pixelId);
+    for (const eventId of ['replay-1', 'replay-2', 'replay-3']) expect(await client.post(eventId)).toBe(200);
+    const retry = { maxAttempts: 2, backoffMs: () => 0 };
+    const park = async () => {
+      for (let pass = 0; pass < 4; pass++) await drainShard(pendingShardOf(pixelId), { projectors: PROJECTORS, retry });
+    };
+    await park();
+    expect(await listParked(pixelId)).toHaveLength(3);
+
+    const listed = await replayParkedCli('list', '--pixel', pixelId);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(4);
+    expect(listed.stdout).toContain('2 attempts');
+    expect(listed.stdout).toContain('ValidationException: Item size has exceeded the maximum allowed size');
+    expect(listed.stdout.trim().split('\n').at(-1)).toMatch(/^3 parked item\(s\) of 1 pixel\(s\) \(pixel px_park_replay\)/);
+    const asJson = JSON.parse((await replayParkedCli('list', '--pixel', pixelId, '--json')).stdout);
+    expect(asJson).toHaveLength(3);
+    expect((await replayParkedCli('--dry-run', '--pixel', pixelId)).stdout).toMatch(/^Would replay 3 parked item/m);
+    expect(await listParked(pixelId)).toHaveLength(3);
+
+    // Replayed while the cause is still there: the entries fail again, from a fresh count, and are parked again.
+    expect((await replayParkedCli('--pixel', pixelId)).stdout).toMatch(/^Replayed 3 of 3 parked item/);
+    expect(await listParked(pixelId)).toEqual([]);
+    await park();
+    expect((await listParked(pixelId)).map((item) => item.attempts)).toEqual([2, 2, 2]);
+
+    // The cause fixed, a replay hands them to the normal consumer.
+    poisonedPixels.delete(pixelId);
+    const replayed = await replayParkedCli('--pixel', pixelId);
+    expect(replayed).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 3 of 3 parked item\(s\) of 1 pixel\(s\) \(pixel px_park_replay\) in the table /) });
+    await drainAll();
+    expect(await listParked(pixelId)).toEqual([]);
+    expect(await client.eventCount()).toBe(3);
+    for (const item of await logItems(pixelId)) {
+      expect(item.projectedAt).toBeTypeOf('string');
+      expect(item).not.toHaveProperty('GSI2PK');
+      expect(item).not.toHaveProperty('attempts');
+    }
+    // Nothing is left to replay, and a second replay changes nothing.
+    expect((await replayParkedCli('--pixel', pixelId)).stdout).toMatch(/^Replayed 0 of 0 parked item/);
+    await drainAll();
+    expect(await client.eventCount()).toBe(3);
+  }, 120_000);
+
+  it('refuses an unknown command and a malformed pixel id (exit code 2)', async () => {
+    expect((await replayParkedCli('purge')).code).toBe(2);
+    expect((await replayParkedCli('list', '--pixel', 'not a pixel')).code).toBe(2);
+  }, 60_000);
 });

@@ -14,6 +14,7 @@ import { newEventId } from '../../shared/tracking/event-id';
 import { toStoredEvent } from '../../shared/tracking/stored-event';
 import { pageView } from '../support/event-fixtures';
 import { useFreshTable } from '../support/fresh-table';
+import { replayParkedCli } from '../support/pipeline';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const DAY = [new Date('2026-03-10T00:00:00Z'), new Date('2026-03-11T00:00:00Z')] as const;
@@ -97,18 +98,30 @@ describe('the stream consumer function, with a pixel whose entries keep failing'
     expect(emitted.reduce((sum, value) => sum + value, 0)).toBe(1);
   });
 
-  it('reports a record as a batch item failure, for Lambda to retry, when even its failure cannot be recorded', async () => {
+  it('reports a record as a batch item failure, for Lambda to retry, when even its failure cannot be recorded; `replay-parked --pending` has the stream deliver it again', async () => {
     const [poisoned, healthy] = ['px_stream_store_down', 'px_stream_beside'];
     const failing = entryOf(poisoned, 'down-1');
     const fine = entryOf(healthy, 'beside-1');
     for (const entry of [fine, failing]) await appendLogEntry(entry);
     refuseWrites(poisoned, { failureRecords: true });
-    const records = await streamOf([fine, failing].map((entry) => ({ PK: logPartition(entry.pixelId), SK: entry.entryId })))();
+    const nextBatch = streamOf([fine, failing].map((entry) => ({ PK: logPartition(entry.pixelId), SK: entry.entryId })));
+    const records = await nextBatch();
 
     expect(await handler({ Records: records })).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
     expect((await readEvents(healthy, ...DAY)).map((event) => event.eventId)).toEqual(['beside-1']);
     const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: { PK: logPartition(poisoned), SK: failing.entryId }, ConsistentRead: true }));
     expect(Item).toMatchObject({ GSI2PK: expect.stringMatching(/^PENDING#/) });
     expect(Item).not.toHaveProperty('attempts');
-  });
+
+    // Past Lambda's retries the batch is in the on-failure queue and nothing delivers the item
+    // again; once the store is back, the operator has it delivered.
+    vi.restoreAllMocks();
+    expect(await nextBatch()).toEqual([]);
+    const replayed = await replayParkedCli('--pending', '--pixel', poisoned);
+    expect(replayed).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 1 of 1 pending item\(s\) of 1 pixel\(s\)/) });
+    const again = await nextBatch();
+    expect(again).toEqual([expect.objectContaining({ eventName: 'MODIFY' })]);
+    expect(await handler({ Records: again })).toEqual({ batchItemFailures: [] });
+    expect((await readEvents(poisoned, ...DAY)).map((event) => event.eventId)).toEqual(['down-1']);
+  }, 60_000);
 });
