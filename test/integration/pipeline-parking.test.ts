@@ -1,4 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as putOrderSettings } from '../../functions/accounts/put-order-settings';
 import { handler as query } from '../../functions/db-mgmt/query';
@@ -144,6 +145,28 @@ describe('a pixel whose entries keep failing', () => {
     }
     expect(sent).toBeGreaterThan(1);
   }, 120_000);
+});
+
+describe('a settings outbox that keeps failing to publish', () => {
+  it('is parked with its reason, and the next settings write puts it back, so both writes are announced', async () => {
+    const pixelId = 'px_park_outbox';
+    const client = await clientFor(pixelId);
+    const eventBridge = mockClient(EventBridgeClient);
+    try {
+      eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'EventBridge is down' }] });
+      expect(await client.putSettings()).toBe(200);
+      for (let pass = 0; pass < 3; pass++) await drainShard(pendingShardOf(pixelId), { retry: { maxAttempts: 2, backoffMs: () => 0 } });
+      expect(await listParked(pixelId)).toEqual([expect.objectContaining({ kind: 'outbox', id: 'ORDER_SETTINGS', attempts: 2 })]);
+    } finally {
+      eventBridge.restore();
+    }
+    expect(recordedEvents(pixelId)).toEqual([]);
+
+    expect(await client.putSettings()).toBe(200);
+    expect(await listParked(pixelId)).toEqual([]);
+    await drainAll();
+    expect(recordedEvents(pixelId).map((event) => event.detail.eventId)).toEqual([`${pixelId}:orderSettings:1`, `${pixelId}:orderSettings:2`]);
+  });
 });
 
 describe('npm run replay-parked', () => {
