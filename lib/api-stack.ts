@@ -11,6 +11,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../shared/config/metrics-namespace';
 import { PENDING_PREFIX } from '../shared/store/pending-index';
 import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-design';
 import { ApiFunction } from './constructs/api-function';
@@ -231,9 +232,12 @@ export class ApiStack extends Stack {
 
   /**
    * The consumer behind the table stream: every worker row gets a function reading the stream,
-   * filtered to items entering the pending index, with batching, bisect-on-error, partial batch
-   * responses and an encrypted on-failure queue; its iterator age (how late projections are) has
-   * an alarm, as does the failure queue.
+   * filtered to items entering or changing in the pending index, with batching, bisect-on-error,
+   * a bounded retry count, partial batch responses and an encrypted on-failure queue; its iterator
+   * age (how late projections are) has an alarm, as do the failure queue and parked items. The
+   * consumer retries a failing item itself (its recorded failure is a MODIFY the filter passes)
+   * and parks it at the last attempt, so Lambda's own retries and the queue are left for batches
+   * whose failures could not even be recorded.
    */
   private pipelineWorkers(serviceName: string, queue: sqs.Queue): Map<WorkerId, ApiFunction> {
     const built = new Map<WorkerId, ApiFunction>();
@@ -279,6 +283,15 @@ export class ApiStack extends Stack {
       }));
       built.set(id, fn);
     }
+    // Items the consumer parked after their last attempt wait for an operator: any one alarms.
+    this.pipelineAlarms.push(new cloudwatch.Alarm(this, 'PipelineParkedAlarm', {
+      alarmDescription: 'The pipeline consumer parked pending items that kept failing: `npm run replay-parked -- list --table <TableName>` says why; fix the cause, then replay them',
+      metric: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: 'EntriesParked', dimensionsMap: { service: serviceName }, statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }));
     this.pipelineAlarms.push(new cloudwatch.Alarm(this, 'PipelineFailuresAlarm', {
       alarmDescription: 'The pipeline consumer gave up on a stream batch: its records are described in the failure queue',
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),

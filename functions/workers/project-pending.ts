@@ -4,15 +4,24 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metrics } from '../../shared/config/metrics';
 import { startTracing } from '../../shared/config/tracing';
-import { consumePending } from '../../shared/pipeline/consumer';
+import { PENDING_RETRY, consumePending } from '../../shared/pipeline/consumer';
 
 /**
  * The pipeline consumer, deployed: invoked by the table's stream with the NEW_IMAGE of items that
- * entered the pending index (the event source mapping filters on it). The same consumer the
- * local drain runs. A failed pixel group is reported as a batch item failure at its first record:
- * Lambda retries from there (later records too, which is harmless: every step is idempotent) and,
- * past the retry limit, sends the batch's description to the on-failure queue.
+ * entered the pending index or changed in it (the event source mapping filters on it). The same
+ * consumer the local drain runs.
+ *
+ * An item that fails has its failure recorded on it, a MODIFY of a pending item: the stream
+ * delivers it again in a later batch, and that delivery is the retry (at once: a function cannot
+ * hold one record back without holding back every record behind it in its stream shard). Its
+ * `maxAttempts`-th failure parks it, which takes it out of the stream's filter. Either way the
+ * batch succeeds and the records behind it go on. Only items whose failure could not be recorded
+ * (the store refuses the write) are reported as batch item failures, at the earliest one: Lambda
+ * retries from there (later records too, which is harmless: every step is idempotent), bisecting,
+ * and past the retry limit sends the batch's description to the on-failure queue.
  */
+const STREAM_RETRY = { ...PENDING_RETRY, backoffMs: () => 0 };
+
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   await startTracing();
   const byItem = new Map<Record<string, unknown>, DynamoDBRecord>();
@@ -20,11 +29,12 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     const image = record.dynamodb?.NewImage;
     if (image) byItem.set(unmarshall(image as Record<string, AttributeValue>), record);
   }
-  const { failed, projectedEvents, maxLagMs } = await consumePending([...byItem.keys()]);
+  const { retrying, parked, failed, projectedEvents, maxLagMs } = await consumePending([...byItem.keys()], { retry: STREAM_RETRY });
   // The pipeline's own metrics (README "Logs and metrics"); the stream's IteratorAge is Lambda's.
   metrics.addMetric('EventsProjected', MetricUnit.Count, projectedEvents);
   metrics.addMetric('ProjectionLag', MetricUnit.Milliseconds, maxLagMs);
-  metrics.addMetric('ProjectionFailures', MetricUnit.Count, failed.length);
+  metrics.addMetric('ProjectionFailures', MetricUnit.Count, retrying.length + parked.length + failed.length);
+  metrics.addMetric('EntriesParked', MetricUnit.Count, parked.length);
   metrics.publishStoredMetrics();
   const sequenceNumbers = failed
     .map((item) => byItem.get(item)?.dynamodb?.SequenceNumber)

@@ -1063,10 +1063,12 @@ async function pendingEntries(pixelId: string, entryIds: readonly string[]): Pro
 
 /**
  * Log entries (by table, pixel and entry) this process found projected. Once projected an
- * entry is never pending again (nothing but `markProjected` writes a log item after it is
- * appended, and that only ever writes it projected), so the fact holds for any consumer, retry
- * or order of batches, and a person's earlier entries are read from the log once per process
- * rather than on every walk of that person. Cleared whole when full.
+ * entry is never pending again (after it is appended a log item is written only by
+ * `markProjected`, which only ever writes it projected, and by a failure record, parking or a
+ * replay, which each write it only while it is not projected), so the fact holds for any
+ * consumer, retry or order of batches, and a person's earlier entries are read from the log once
+ * per process rather than on every walk of that person. Cleared whole when full. (A parked entry
+ * is not projected: it counts as pending until a replay has it projected.)
  */
 const settledEntries = new Set<string>();
 const MAX_SETTLED_ENTRIES = 200_000;

@@ -9,6 +9,7 @@ import { logTtl } from './retention';
 import type { StoredEvent } from '../tracking/stored-event';
 import { isConditionFailure, unlessRefused } from './condition-failure';
 import { documentClient, tableName } from './dynamo-client';
+import { FAILURE_ATTRIBUTES } from './pending-failures';
 import { announcePending, pendingAttributes } from './pending-index';
 
 /**
@@ -17,7 +18,8 @@ import { announcePending, pendingAttributes } from './pending-index';
  *
  * Item: `PK=PIXEL#<pixelId>#LOG`  `SK=<entryId>` (a ULID: acceptance time, then randomness)
  *       { kind: 'events', pixelId, entryId, acceptedAt, count, data: gzip(JSON of StoredEvent[]),
- *         GSI2PK/GSI2SK while pending (pending-index.ts), ttl once projected }
+ *         GSI2PK/GSI2SK while pending or parked (pending-index.ts), what its failures recorded while
+ *         it fails (pending-failures.ts), ttl once projected }
  *
  * One partition key per pixel: DynamoDB Streams, and Lambda reading them, keep records of one
  * partition key in order and in one shard, so entries of a pixel are never projected by two
@@ -143,11 +145,12 @@ export const isLogItem = (item: Record<string, unknown>) => item.kind === LOG_KI
  * Takes projected entries out of the pending index and lets them expire after the safety window.
  *
  * An entry read from the log (it carries its stored `data`) is written back whole, without its
- * pending attributes, 25 to a BatchWriteItem instead of one UpdateItem each: the consumer's
- * largest count of calls per batch after the orders. That write is unconditional, which is safe
- * because a log item never changes after it is appended except here, and this writes the very
- * item that was read a moment before (two consumers write the same thing); it could only create
- * an item again if it ran after the item expired, `LOG_RETENTION_HOURS` after a projection, while
+ * pending attributes (and without what failures recorded on it), 25 to a BatchWriteItem instead
+ * of one UpdateItem each: the consumer's largest count of calls per batch after the orders. That
+ * write is unconditional, which is safe because a log item's events never change after it is
+ * appended, and besides this only a failure record or parking changes the item (conditionally on
+ * its still being pending, so never after this): this writes the very item that was read a moment
+ * before, projected (two consumers write the same thing); it could only create an item again if it ran after the item expired, `LOG_RETENTION_HOURS` after a projection, while
  * a consumer holds an item for minutes at most. An entry without `data` (built by a caller, never
  * read from the log) is updated conditionally on existing, so such a call never creates an item.
  */
@@ -170,7 +173,7 @@ export async function markProjected(entries: readonly LogEntry[], now: Date = ne
             new UpdateCommand({
               TableName: tableName(),
               Key: { PK: logPartition(entry.pixelId), SK: entry.entryId },
-              UpdateExpression: 'REMOVE GSI2PK, GSI2SK SET #ttl = :ttl, projectedAt = if_not_exists(projectedAt, :now)',
+              UpdateExpression: `REMOVE GSI2PK, GSI2SK, ${FAILURE_ATTRIBUTES.join(', ')} SET #ttl = :ttl, projectedAt = if_not_exists(projectedAt, :now)`,
               ConditionExpression: 'attribute_exists(PK)',
               ExpressionAttributeNames: { '#ttl': 'ttl' },
               ExpressionAttributeValues: { ':ttl': ttl, ':now': projectedAt },

@@ -5,6 +5,7 @@ import type { AccountUpdatedDetail } from '../events/account-updated';
 import { RetryableFault } from '../faults';
 import { newEventId } from '../tracking/event-id';
 import { documentClient, tableName } from './dynamo-client';
+import { FAILURE_ATTRIBUTES } from './pending-failures';
 import { announcePending, pendingAttributes } from './pending-index';
 
 /**
@@ -66,7 +67,8 @@ export async function clearOutbox(pixelId: string, publishedIds: ReadonlySet<str
         new UpdateCommand({
           TableName: tableName(),
           Key: { PK: pk(pixelId), SK: headSk },
-          UpdateExpression: remaining.length === 0 ? 'REMOVE outbox, GSI2PK, GSI2SK SET outboxRev = :next' : 'SET outbox = :outbox, outboxRev = :next',
+          // Emptied, the head leaves the pending index, and what its failures recorded goes with it.
+          UpdateExpression: remaining.length === 0 ? `REMOVE outbox, GSI2PK, GSI2SK, ${FAILURE_ATTRIBUTES.join(', ')} SET outboxRev = :next` : 'SET outbox = :outbox, outboxRev = :next',
           ConditionExpression: rev === undefined ? 'version = :version AND attribute_not_exists(outboxRev)' : 'version = :version AND outboxRev = :rev',
           ExpressionAttributeValues: {
             ':version': head.version,
@@ -148,7 +150,7 @@ export async function writeSnapshotHead(
           changeId,
           updatedAt: updatedAt.toISOString(),
           outboxRev,
-          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt)) } : {}),
+          ...(outbox.length > 0 ? { outbox: JSON.stringify(outbox), ...pendingAttributes(pixelId, newEventId(updatedAt), 'outbox') } : {}),
         },
         ConditionExpression:
           expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :expected AND (attribute_not_exists(outboxRev) OR outboxRev = :outboxRev)',

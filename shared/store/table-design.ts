@@ -57,8 +57,12 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     earlier layouts are no longer read, and expire or may be deleted)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
- * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<ULID>` on log entries and on order- and cost-settings heads
- *                     with an outbox, until the pipeline consumer has handled them (pending-index.ts)
+ * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<pixelId>#<ULID>` on log entries and `<pixelId>#!<ULID>` on
+ *                     settings heads with an outbox, until the pipeline consumer has handled them (pending-index.ts;
+ *                     items written before the pixel led the sort key have a bare `<ULID>`)
+ * - Parked index:     GSI2 `PARKED#<shard 0-7>` / the same sort key, on pending items that kept failing, with
+ *                     `attempts`, `lastErrorName`, `lastErrorMessage`, `firstFailedAt`, `lastFailedAt`,
+ *                     `parkedAt`, until `npm run replay-parked` puts them back (pending-failures.ts)
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute, on projected log entries, event
  * pages, dedup index pages and idempotency keys: DynamoDB deletes an item some time after it. Deletion is

@@ -8,7 +8,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiStack, DEFAULT_THROTTLING } from '../../lib/api-stack';
+import { ApiStack, DEFAULT_THROTTLING, PIPELINE } from '../../lib/api-stack';
+import { METRICS_NAMESPACE } from '../../shared/config/metrics-namespace';
 import { FUNCTION_DEFAULTS, functionNodeOptions } from '../../lib/function-defaults';
 import { publicRouteTable } from '../../lib/public-routes';
 import { routeTable, type RouteId } from '../../lib/routes';
@@ -218,6 +219,7 @@ describe('ApiStack template', () => {
       FunctionName: { Ref: consumerId },
       StartingPosition: 'TRIM_HORIZON',
       BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: PIPELINE.retryAttempts,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ParallelizationFactor: 1,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
@@ -245,9 +247,33 @@ describe('ApiStack template', () => {
     expect(named('Throttles')).toHaveLength(functionCount);
     expect(named('IteratorAge')).toHaveLength(Object.keys(workers).length);
     expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
+    expect(named('EntriesParked')).toHaveLength(1);
     // The table's throttles are a math expression over its operations.
     expect(alarms.filter((alarm) => alarm.Properties.Metrics !== undefined)).toHaveLength(1);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+
+  it('alarms on any pending item the consumer parks, from the metric the consumer function emits', () => {
+    // Prepare
+    const [alarm] = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter((candidate) => candidate.Properties.MetricName === 'EntriesParked');
+
+    // Assess
+    expect(alarm!.Properties).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: 'merchant-analytics-api' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm!.Properties.AlarmDescription).toContain('npm run replay-parked');
+    // The function emits it under the same namespace and service.
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'merchant-analytics-api', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE }) },
+      Description: workers.projectPending.summary,
+    });
   });
 
   it('encrypts the alarm topic with a key CloudWatch may use, and names it and the bus in the outputs', () => {
