@@ -4,9 +4,11 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { toApiGatewayEvent } from '../../lib/local/api-gateway-event';
 import type { RouteDefinition, RouteId } from '../../lib/routes';
+import { PRICE_CAPS, priceQuery, type RequestPrice } from '../../shared/analytics/request-cost';
 import { FILTER_CONTEXTS } from '../../shared/catalog/filter-fields';
 import { MEASURE_CONTEXTS } from '../../shared/catalog/measures';
 import { isStorableNumber } from '../../shared/http/readable-document';
+import { queryRequestSchema } from '../../shared/schemas/query-measures';
 import { EVENT_PROBLEM_CODES, EVENTS_ERROR_CODES } from '../../shared/tracking/ingest-errors';
 import { validConfigurationDocument } from './dashboard-view-fixtures';
 import { validEventArbitrary } from './event-fixtures';
@@ -41,6 +43,7 @@ export interface RouteFuzzEntry {
 
 const dayText = (days: number) => new Date(Date.UTC(2025, 0, 1 + days)).toISOString().slice(0, 10);
 /** A range of 1 to 91 days: within every route's bound on a range's span. */
+const withinPriceCaps = (price: RequestPrice) => price.values <= PRICE_CAPS.values && price.eventDays <= PRICE_CAPS.eventDays;
 const orderedDays = fc.tuple(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 90 })).map(([from, length]) => ({ start: dayText(from), end: dayText(from + length) }));
 const AD_MEASURES = ['channel.spend', 'channel.ctr', 'channel.roas', 'meta.spend', 'google.clicks'] as const;
 const viewPath = (context: FuzzContext) => ({ dashboardViewId: context.viewId });
@@ -151,7 +154,10 @@ export const ROUTE_FUZZ: Record<RouteId, RouteFuzzEntry> = {
           },
           { requiredKeys: ['measures', 'dateRange'] },
         )
-        .map((body) => ({ body: { pixelId: context.pixelId, ...body } })),
+        .map((body) => ({ pixelId: context.pixelId, ...body }))
+        // Valid means accepted: within the price caps too (a long range of people measures is not).
+        .filter((body) => withinPriceCaps(priceQuery(queryRequestSchema.parse(body))))
+        .map((body) => ({ body })),
   },
   queryCohortAnalysis: {
     envelope: 'standard',
