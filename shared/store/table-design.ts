@@ -55,6 +55,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     UTC order day, map `jo`; a large one alone in `…#<00-15>#<orderId>`) and `/ GENERATION` (the counter of
  *                     person resolutions) (journey-repository.ts; the `#AJD#` pointer items of
  *                     earlier layouts are no longer read, and expire or may be deleted)
+ * - Analytics partitions: `PIXEL#<pixelId>#PARQUET#<table>` / `<YYYY-MM-DD>`: the live Parquet files of
+ *                     one table's UTC date in the analytics store (`files`, a string set, and `version`)
+ *                     (analytics/store/partitions.ts)
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<pixelId>#<ULID>` on log entries and `<pixelId>#!<ULID>` on
@@ -134,6 +137,7 @@ export const ITEM_KINDS = {
   queryEventRollups: { pattern: 'PIXEL#*#QED#*' },
   queryEventLedgers: { pattern: 'PIXEL#*#QEL#*' },
   journeys: { pattern: 'PIXEL#*#AJ#*' },
+  analyticsPartitions: { pattern: 'PIXEL#*#PARQUET#*' },
   ordersByMonth: { pattern: 'PIXEL#*#ORDERS#*', index: 'GSI1' },
 } as const satisfies Record<string, { pattern: string; notLike?: string; index?: (typeof TABLE_KEYS.indexes)[number]['name'] }>;
 
