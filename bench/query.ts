@@ -186,6 +186,7 @@ function selectedCases() {
 export async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void, options: { journeys?: boolean } = {}) {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
   const { writeInitialReadModels } = await import('../shared/store/query-read-models');
+  const { eventsTableProjector } = await import('../shared/analytics/store/events-table-projector');
   const { writeInitialJourneys } = await import('../shared/store/journey-repository');
   const { upsertAds } = await import('../shared/store/ad-repository');
   const { upsertFxRates } = await import('../shared/store/fx-repository');
@@ -214,25 +215,20 @@ export async function writeDataset(dataset: QueryBenchDataset, log: (line: strin
   });
   const orders = [];
   let events = 0;
-  let chunk = [];
   // Journey items are per identifier, which spans days: kept and written whole at the end.
   const deliveries: Array<{ entryId: string; event: ReturnType<typeof toStoredEvent> }> = [];
-  // Event items are per UTC day, so a chunk of days is written whole; orders (whose customer
-  // items span days) are written once at the end.
+  // A day's events are one log entry of the events table; orders (whose customer items span
+  // days) are written once at the end.
   for (const day of days) {
     for (const line of day.orders) orders.push({ order: mergeOrder(undefined, orderUpdateFromImport(line, dataset.end), dataset.end).order, version: 1 });
     const dayEvents = day.events.map((input, i) => toStoredEvent(input, { eventId: `bench-${day.date}-${i}`, eventIdSource: 'server', receivedAt: dataset.end }));
-    chunk.push(...dayEvents);
-    for (const event of dayEvents) deliveries.push({ entryId: `00BENCH${day.date}`, event });
-    if (chunk.length > 100_000) {
-      events += chunk.length;
-      await writeInitialReadModels(dataset.pixelId, [], chunk.splice(0));
-      log(`  ${events.toLocaleString('en-US')} events written...`);
-    }
+    const entryId = `00BENCH${day.date}`;
+    for (const event of dayEvents) deliveries.push({ entryId, event });
+    await eventsTableProjector.seedInitial!({ pixelId: dataset.pixelId, entries: [{ entryId, acceptedAt: dataset.end.toISOString(), events: dayEvents, superseded: [] }], orders: [] });
+    if (Math.floor((events + dayEvents.length) / 100_000) > Math.floor(events / 100_000)) log(`  ${(events + dayEvents.length).toLocaleString('en-US')} events written...`);
+    events += dayEvents.length;
   }
-  events += chunk.length;
-  await writeInitialReadModels(dataset.pixelId, [], chunk);
-  await writeInitialReadModels(dataset.pixelId, orders, []);
+  await writeInitialReadModels(dataset.pixelId, orders);
   if (options.journeys ?? true) {
     log(`  writing the journeys of ${deliveries.length.toLocaleString('en-US')} events...`);
     await writeInitialJourneys(dataset.pixelId, deliveries, orders);

@@ -21,8 +21,9 @@ import { API_REFERENCE_SCRIPT_FILE, apiReferenceScriptSource } from '../shared/h
 import { Operations } from './constructs/operations';
 import { acknowledgeFailureQueueWithoutDlq, acknowledgeInHandlerAuthorization, acknowledgePublicDocumentationRoute } from './nag-acknowledgements';
 import { DOCS_HANDLER, publicRouteTable } from './public-routes';
-import { routeTable, type RouteId } from './routes';
-import { workers, type WorkerId } from './workers';
+import { routeTable, type RouteCapabilities, type RouteId } from './routes';
+import { workers, type WorkerDefinition, type WorkerId } from './workers';
+import { AnalyticsStore } from './constructs/analytics-store';
 
 export interface StageThrottling {
   /** Requests per second the stage sustains before answering 429. */
@@ -85,6 +86,8 @@ export class ApiStack extends Stack {
   readonly workers: ReadonlyMap<WorkerId, ApiFunction>;
   /** Serves the public routes (the OpenAPI document and the reference page); no table or bus grant. */
   readonly docsFunction: ApiFunction;
+  /** The Parquet files of events (and, with them, the analytics the functions compute) and their Glue tables. */
+  readonly analyticsStore: AnalyticsStore;
   /** Descriptions of stream batches the consumer failed on after every retry. */
   readonly pipelineFailures: sqs.Queue;
   /** Alarms (all to one SNS topic), the dashboard and the bus archive. */
@@ -144,15 +147,20 @@ export class ApiStack extends Stack {
       },
     });
 
+    this.analyticsStore = new AnalyticsStore(this, 'AnalyticsStore', { serviceName });
+
     const functions = new Map<RouteId, ApiFunction>();
     for (const route of routeTable) {
       const constructId = route.id.charAt(0).toUpperCase() + route.id.slice(1);
+      const analytics = (route.capabilities as RouteCapabilities).analytics;
       const apiFunction = new ApiFunction(this, constructId, {
         entry: route.handler,
         serviceName,
         description: `${route.method} ${route.path}: ${route.summary}`,
         ...(route.heap ? { heap: route.heap } : {}),
+        ...(analytics ? { analyticsEngine: true } : {}),
       });
+      if (analytics) this.analyticsStore.bind(apiFunction, analytics);
       // Least privilege from the route table's capabilities column: only the item families the
       // route declares, plus its API key's counter and, for a write route, its idempotency items.
       const { reads, writes, publishes } = route.capabilities;
@@ -200,6 +208,11 @@ export class ApiStack extends Stack {
       description: 'Stream batches the pipeline consumer gave up on (inspect, fix, redrive)',
     });
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'AnalyticsBucketName', {
+      value: this.analyticsStore.bucket.bucketName,
+      description: 'The analytics store (Parquet per pixel and UTC date); the import CLIs target it with --bucket <name>',
+    });
+    new CfnOutput(this, 'AnalyticsGlueDatabase', { value: this.analyticsStore.database.ref, description: 'The Glue database describing the analytics store, for Athena' });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
       description: 'The service table; the keys CLI targets it with --table <name>',
@@ -243,7 +256,15 @@ export class ApiStack extends Stack {
     const built = new Map<WorkerId, ApiFunction>();
     for (const [id, worker] of Object.entries(workers) as Array<[WorkerId, (typeof workers)[WorkerId]]>) {
       const constructId = `Worker${id.charAt(0).toUpperCase()}${id.slice(1)}`;
-      const fn = new ApiFunction(this, constructId, { entry: worker.handler, serviceName, description: worker.summary, invokedBy: 'eventSourceMapping' });
+      const analytics = (worker as WorkerDefinition).analytics;
+      const fn = new ApiFunction(this, constructId, {
+        entry: worker.handler,
+        serviceName,
+        description: worker.summary,
+        invokedBy: 'eventSourceMapping',
+        ...(analytics ? { analyticsEngine: true } : {}),
+      });
+      if (analytics) this.analyticsStore.bind(fn, analytics);
       // The consumer stays table-wide: it projects every family of the pipeline (log, event pages,
       // dedup index, orders, read models, journeys) and clears the outboxes of the heads, for any
       // pixel a stream record names; a per-family list would be nearly the whole table anyway.

@@ -19,7 +19,10 @@ export const BUNDLING = {
   // sources out of it halves each asset.
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  external: [] as string[],
+  // The analytics engine is a native module: never bundled, it ships beside the bundle of the
+  // functions that run it (lib/constructs/api-function.ts `analyticsEngine`). Modules that can
+  // reach it load it only when a request needs it.
+  external: ['@duckdb/node-api'] as string[],
 } as const;
 
 export function esbuildOptions(entryPoint: string, outfile: string): BuildOptions {

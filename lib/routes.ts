@@ -38,12 +38,17 @@ export interface RouteCapabilities {
   reads: readonly ItemKind[];
   writes: readonly ItemKind[];
   publishes: boolean;
+  /**
+   * Whether the function reads the analytics store (its Parquet files, through DuckDB): the stack
+   * then grants it the bucket, names it in ANALYTICS_BUCKET and ships the engine with it.
+   */
+  analytics?: 'read';
 }
 
 const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
 const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
-/** The query endpoint: settings, currency rates, ad spend and the query read models. */
-const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'queryEventFacts', 'queryEventRollups'];
+/** The query endpoint: settings, currency rates, ad spend, the order read models and the analytics store's live files. */
+const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'];
 
 export const routes = {
   getAccount: {
@@ -197,7 +202,7 @@ export const routes = {
     scope: 'analytics:read',
     summary: 'Query measures over orders, events and ad spend, by time bucket and dimension',
     writes: false,
-    capabilities: reads(...ANALYTICS_READS),
+    capabilities: { ...reads(...ANALYTICS_READS), analytics: 'read' },
   },
   queryCohortAnalysis: {
     method: 'POST',

@@ -47,7 +47,16 @@ export interface ApiFunctionProps {
   readonly assets?: ReadonlyArray<{ from: string; to: string }>;
   /** V8 heap sizes for this function (lib/function-defaults.ts); V8's and Lambda's defaults otherwise. */
   readonly heap?: FunctionHeap;
+  /**
+   * The function runs the analytics engine (DuckDB, a native module): its packages are shipped
+   * beside the bundle instead of in it, and the function runs on x86_64, the architecture of the
+   * binding `npm ci` installs on the build machine, so what ships is what the tests ran.
+   */
+  readonly analyticsEngine?: boolean;
 }
+
+/** The packages of the analytics engine, copied from the project's node_modules next to the bundle. */
+export const ANALYTICS_ENGINE_PACKAGES = ['@duckdb/node-api', '@duckdb/node-bindings', '@duckdb/node-bindings-linux-x64', 'detect-libc'] as const;
 
 /**
  * A function behind one API route (or a worker of the pipeline). Everything that must be the same for every endpoint lives
@@ -88,7 +97,7 @@ export class ApiFunction extends Construct {
       ...(props.description === undefined ? {} : { description: props.description }),
       // The newest Node runtime this aws-cdk-lib knows; cdk-nag L1 fails on anything older.
       runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: props.analyticsEngine ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: FUNCTION_DEFAULTS.memoryMiB,
       timeout: Duration.seconds(FUNCTION_DEFAULTS.timeoutSeconds),
       tracing: lambda.Tracing.ACTIVE,
@@ -106,16 +115,20 @@ export class ApiFunction extends Construct {
         sourceMap: BUNDLING.sourcemap,
         sourcesContent: BUNDLING.sourcesContent,
         mainFields: [...BUNDLING.mainFields],
-        // Explicitly empty: left unset, NodejsFunction externalises @aws-sdk/* and the runtime's
-        // SDK would run instead of the version the tests pinned.
+        // Explicitly set: left unset, NodejsFunction externalises @aws-sdk/* and the runtime's SDK
+        // would run instead of the version the tests pinned. Only the analytics engine is external.
         externalModules: [...BUNDLING.external],
-        ...(props.assets?.length
+        ...(props.assets?.length || props.analyticsEngine
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  props.assets!.map((asset) => `cp "${inputDir}/${asset.from}" "${outputDir}/${asset.to}"`),
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  ...(props.assets ?? []).map((asset) => `cp "${inputDir}/${asset.from}" "${outputDir}/${asset.to}"`),
+                  ...(props.analyticsEngine
+                    ? ANALYTICS_ENGINE_PACKAGES.map((name) => `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`)
+                    : []),
+                ],
               },
             }
           : {}),

@@ -13,6 +13,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     dynamoPort: Number(env.DYNAMODB_PORT ?? 8000),
     dataDir,
     dynamoPath: resolve(dataDir, 'dynamodb'),
+    analyticsDir: resolve(dataDir, 'analytics'),
     eventsFile: resolve(dataDir, 'events.ndjson'),
     tableName: env.TABLE_NAME ?? 'merchant-analytics-local',
     eventBusName: env.EVENT_BUS_NAME ?? 'merchant-analytics-local',
@@ -34,11 +35,14 @@ export function useLocalServices(config: LocalConfig, endpoints: { dynamodb: str
     AWS_REGION: config.region,
     TABLE_NAME: config.tableName,
     EVENT_BUS_NAME: config.eventBusName,
+    ANALYTICS_DIR: config.analyticsDir,
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     // Readable, indented log lines in a terminal; EMF metric documents only when asked for.
     POWERTOOLS_DEV: process.env.POWERTOOLS_DEV ?? 'true',
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   });
+  // The local store is the directory: a bucket named in the shell must not take its place.
+  delete process.env.ANALYTICS_BUCKET;
   delete process.env.AWS_PROFILE;
   delete process.env.AWS_SESSION_TOKEN;
 }

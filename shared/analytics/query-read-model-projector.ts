@@ -1,28 +1,16 @@
-import { settleAll } from '../settle-all';
 import type { Projector } from '../pipeline/projector';
-import { applyEventCounts, applyEvents, applyOrders, retractEvents, writeInitialReadModels } from '../store/query-read-models';
+import { applyOrders, writeInitialReadModels } from '../store/query-read-models';
 
 /**
- * Keeps the analytics query's read models (order facts by order day, refund day and customer
- * identifier; event facts by entry and day, hourly counts by day) current with what the pipeline
- * stores. Facts are keyed by entry and eventId, counts by event page (what each page's ledger says
- * was counted of it), orders by orderId, and an older order version never replaces a newer one;
- * deliveries that lost to an earlier one are taken back first, so a repeated or reordered batch
- * writes the same state.
+ * Keeps the analytics query's order read models (order facts by order day, refund day and
+ * customer identifier) current with what the pipeline stores. Orders are keyed by orderId, and an
+ * older order version never replaces a newer one, so a repeated or reordered batch writes the same
+ * state. (The events the query reads are the analytics store's events table.)
  */
 export const queryReadModelProjector: Projector = {
   name: 'query-measures',
-  async project({ pixelId, entries, orders, deletedOrders = [] }) {
-    // The event side and the order side keep items of their own: they run side by side (the order
-    // side's round trips in sequence are most of a batch's wait).
-    await settleAll([
-      (async () => {
-        await retractEvents(pixelId, entries.flatMap((entry) => entry.superseded));
-        await applyEvents(pixelId, entries);
-        await applyEventCounts(pixelId, entries);
-      })(),
-      orders.length > 0 || deletedOrders.length > 0 ? applyOrders(pixelId, orders, deletedOrders) : undefined,
-    ]);
+  async project({ pixelId, orders, deletedOrders = [] }) {
+    if (orders.length > 0 || deletedOrders.length > 0) await applyOrders(pixelId, orders, deletedOrders);
   },
-  seedInitial: ({ pixelId, entries, orders }) => writeInitialReadModels(pixelId, orders, entries.flatMap((entry) => entry.events), entries),
+  seedInitial: ({ pixelId, orders }) => writeInitialReadModels(pixelId, orders),
 };

@@ -7,7 +7,8 @@ import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadAdDayCells } from './ad-day-cells';
 import { loadFxTable } from '../store/fx-repository';
-import { readCustomerHistory, readEventCounts, readEventFacts, readOrderFacts } from '../store/query-read-models';
+import { readCustomerHistory, readOrderFacts } from '../store/query-read-models';
+import { readEventCounts, readEvents } from './store/event-facts';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';
 import { countsSuffice } from './query-plan';
@@ -57,8 +58,8 @@ export const readModelSource: QuerySource = {
   adCells: loadAdDayCells,
   orderFacts: (pixelId, range, options) => readOrderFacts(pixelId, range.start, range.end, options),
   customerHistory: readCustomerHistory,
-  events: (pixelId, range) => readEventFacts(pixelId, range.start, range.end),
-  eventCounts: (pixelId, range, byUtm) => readEventCounts(pixelId, range.start, range.end, byUtm),
+  events: readEvents,
+  eventCounts: readEventCounts,
   costs: loadCostBook,
 };
 

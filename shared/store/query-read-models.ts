@@ -3,29 +3,24 @@ import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gunzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { identityKeys } from '../analytics/identity-components';
-import type { CustomerDigest, DigestOrder, QueryEvent, QueryOrder } from '../analytics/query-data';
+import type { CustomerDigest, DigestOrder, QueryOrder } from '../analytics/query-data';
 import { customerDigests, customerKeys } from '../orders/counting-rules';
 import { settleAll } from '../settle-all';
 import { mapWithConcurrency } from '../map-with-concurrency';
 import type { Order } from '../orders/order';
-import type { StoredEvent } from '../tracking/stored-event';
 import { batchGet, type ItemKey } from './batch-get';
 import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
-import { setMapEntries } from './map-entries';
 import { parseInstant } from '../time/iso-8601';
-import { isConditionFailure, unlessRefused } from './condition-failure';
+import { unlessRefused } from './condition-failure';
 import { putEachUnlessRefused } from './conditional-puts';
-import { readEventPage } from './event-repository';
-import { queryAll } from './query-all';
-import { eventTtl } from './retention';
 
 /**
- * The read models of POST /db-mgmt/api/query, kept by projectors from the order and event stores.
+ * The order read models of POST /db-mgmt/api/query, kept by a projector from the order store.
  *
- * Items (see table-design.ts), each a map of per-order or per-event entries packed in one item:
+ * Items (see table-design.ts), each a map of per-order entries packed in one item:
  * - orders by UTC day          `PIXEL#<p>#QO#<YYYY-MM-DD>#<0-7>` / `FACTS`  { o: { <orderId>: { v, f? } }, r: { same } }:
  *                               `o` the orders placed that day, `r` the orders with a refund processed that day; `f` the
  *                               order fact with its customer digest (`encodeFact`)
@@ -43,16 +38,6 @@ import { eventTtl } from './retention';
  *                               read with one BatchGetItem of heads (and one of the pages of the few that have some).
  *                               An order's state under an identifier is its newest entry in any of the items
  * - projection pointer          `PIXEL#<p>#QP#<orderId>`              / `POINTER` { v, keys }: where the order was last projected
- * - events by entry and UTC day `PIXEL#<p>#QG#<YYYY-MM-DD>#<0-7>`   / `<entryId>` { z, x? }: the stored events of one
- *                               log entry that happened that day (its event page's), gzipped JSON rows
- *                               `[eventId, ...fact]` (`factItemPuts`); `x` the event ids taken back since (`retractEvents`).
- *                               Items written before the rows, { e: { <eventId>: JSON fact } }, are still read
- * - event counts by UTC day     `PIXEL#<p>#QED#<YYYY-MM-DD>`         / `ROLLUP` { n, c, k, h, p? }: the day's events counted
- *                               by UTC hour, name and UTM source/medium/campaign (`c`) and by hour and name (`k`),
- *                               `n` in all; `h` a digest of the content a write is conditional on; `p` ledgers
- *                               not yet in their own items
- * - count ledger per event page `PIXEL#<p>#QEL#<YYYY-MM-DD>`         / `<entryId>` { x?, ttl }: the page's
- *                               deliveries the counts leave out (`applyEventCounts`)
  *
  * Per-order facts (never pre-summed totals), because each query's orderSettings decide which
  * orders count. Who is new depends on them too, so a day entry carries its customer's digest:
@@ -76,21 +61,7 @@ import { eventTtl } from './retention';
  *   the old identifiers. This relies on one pixel's order changes being projected one batch at a
  *   time (the pipeline's consumer does; an import or a rebuild running beside it may leave a
  *   digest stale until the customer's next change or a rebuild).
- * - Events never change once stored (the event store keeps the first delivery), so an entry's fact
- *   item is written whole from its stored events: a repeat writes the same item. A delivery that
- *   loses later to an earlier one is removed from its entry's item.
- * - A day's counts change by what each event page adds or loses since it was counted, as its
- *   ledger records (`applyEventCounts`), never by reading the day's facts.
  */
-/**
- * Partitions of a UTC day's event fact items. A fact item holds one log entry's stored events of
- * that day (the facts of one event page), keyed by the entry: a batch writes items of its own
- * entries only, where the 32 fixed items per day of the `QF` layout were each rewritten whole by
- * every batch (as the day filled, each batch rewrote the whole day's facts). A day is read with one
- * Query per partition. Under their own key prefix (`QG`), so items of earlier layouts (`QF`, `QE`)
- * are never read beside them.
- */
-export const EVENT_FACT_PARTITIONS = 8;
 /**
  * Order day items per UTC day: each holds its orders' entries (and a packed copy beside it), so 8
  * shards keep a day of about 8,500 orders (at about 370 bytes an entry; fewer when customers have
@@ -129,14 +100,6 @@ const entryBytes = (orderId: string, entry: OrderEntry) => orderId.length + (ent
 /** Whether an entry of `bytes` still goes to an identity item holding `filled` bytes (an empty one takes any entry). */
 const fitsInIdentityItem = (filled: number, bytes: number) => filled === 0 || filled + bytes <= IDENTITY_PAGE_BYTES;
 const pointerKey = (pixelId: string, orderId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QP#${orderId}`, SK: POINTER_SK });
-const EVENT_FACTS_MARK = '#QG#';
-const eventFactsPartition = (pixelId: string, day: string, partition: number) => `PIXEL#${pixelId}${EVENT_FACTS_MARK}${day}#${partition}`;
-/** The fact item of one entry's events on one day (`entryId` stands for the entry; a seed without entries names its chunks). */
-const eventFactsKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: eventFactsPartition(pixelId, day, querySharding(entryId, EVENT_FACT_PARTITIONS)), SK: entryId });
-const EVENT_ROLLUP_MARK = '#QED#';
-const eventRollupKey = (pixelId: string, day: string): ItemKey => ({ PK: `PIXEL#${pixelId}${EVENT_ROLLUP_MARK}${day}`, SK: 'ROLLUP' });
-const eventLedgerKey = (pixelId: string, day: string, entryId: string): ItemKey => ({ PK: `PIXEL#${pixelId}#QEL#${day}`, SK: entryId });
-
 export type { VersionedOrder };
 
 interface OrderEntry {
@@ -1193,305 +1156,16 @@ async function readDayCopies(pixelId: string, from: number, to: number, options:
 }
 
 
-/** The compact form an event is kept in: [ms since its UTC day, name, utm_source, utm_medium, utm_campaign, identities]. */
-type EventEntry = [number, string, string | null, string | null, string | null, string[]];
-
 const DAY_MS = 86_400_000;
 
-function eventEntry(event: StoredEvent): { day: string; entry: EventEntry } {
-  const at = Date.parse(event.timestamp);
-  const identities = identityKeys({ ...event.user, fbp: event.click?.fbp ? [event.click.fbp] : [] });
-  return {
-    day: event.timestamp.slice(0, 10),
-    entry: [at % DAY_MS, event.name, event.utm?.utm_source ?? null, event.utm?.utm_medium ?? null, event.utm?.utm_campaign ?? null, identities],
-  };
-}
-
 /**
- * Projector for the event store: writes each entry's stored events, by UTC day, as the fact item of
- * that entry and day, whole (a repeat writes the same item; the entry's lost deliveries are left
- * out, and an entry whose deliveries on a day all lost writes that day's item empty). Counts are
- * `applyEventCounts`'.
- */
-export async function applyEvents(pixelId: string, entries: ReadonlyArray<FactGroup>): Promise<void> {
-  const puts = factItemPuts(pixelId, entries);
-  if (puts.length === 0) return;
-  await batchWrite(puts, { concurrency: WRITE_CONCURRENCY });
-}
-
-/** Events written as one fact item per UTC day: an entry's (or a seed chunk's) stored events, and those it lost. */
-interface FactGroup {
-  entryId: string;
-  events: readonly StoredEvent[];
-  lost?: readonly StoredEvent[];
-}
-
-/** The fact items of the groups' days, whole: a day of a group with only lost events gets an empty item. */
-function factItemPuts(pixelId: string, groups: Iterable<FactGroup>): WriteRequest[] {
-  const items = new Map<string, { key: ItemKey; rows: string[] }>();
-  const itemOf = (day: string, entryId: string) => {
-    const id = `${day}#${entryId}`;
-    let item = items.get(id);
-    if (!item) items.set(id, (item = { key: eventFactsKey(pixelId, day, entryId), rows: [] }));
-    return item;
-  };
-  for (const group of groups) {
-    for (const event of group.lost ?? []) itemOf(event.timestamp.slice(0, 10), group.entryId);
-    for (const event of group.events) {
-      const { day, entry: fact } = eventEntry(event);
-      itemOf(day, group.entryId).rows.push(JSON.stringify([event.eventId, ...fact]));
-    }
-  }
-  // Gzipped: a page's events share their visitors' identifiers, which a map of JSON strings
-  // repeated in every entry (about 10 KB for 100 events, most of a batch's read-model bytes).
-  return [...items.values()].map(({ key, rows }) => ({ PutRequest: { Item: { ...key, z: gzipSync(`[${rows.join(',')}]`, { level: 1 }) } } }));
-}
-
-/** Hourly counts by row key `JSON [hour, name, utm_source, utm_medium, utm_campaign]`. */
-type Counts = Map<string, number>;
-
-const countKey = (event: StoredEvent) =>
-  JSON.stringify([Math.floor((Date.parse(event.timestamp) % DAY_MS) / 3_600_000), event.name, event.utm?.utm_source ?? null, event.utm?.utm_medium ?? null, event.utm?.utm_campaign ?? null]);
-
-function addCounts(counts: Counts, events: Iterable<StoredEvent>, sign: 1 | -1): void {
-  for (const event of events) {
-    const key = countKey(event);
-    const count = (counts.get(key) ?? 0) + sign;
-    if (count === 0) counts.delete(key);
-    else counts.set(key, count);
-  }
-}
-
-/** The counts a day's `c` holds (rows `[hour, name, source, medium, campaign, count]`). */
-function parseCounts(text: string | undefined): Counts {
-  const counts: Counts = new Map();
-  if (!text) return counts;
-  for (const row of JSON.parse(text) as unknown[][]) counts.set(JSON.stringify(row.slice(0, 5)), row[5] as number);
-  return counts;
-}
-
-/**
- * A day's rollup attributes: `c`, JSON rows `[hour, name, utm_source, utm_medium, utm_campaign, count]`
- * by UTC hour, name and UTM values; `k`, JSON rows `[hour, name, count]` by UTC hour and name only,
- * which is all a query without an events dimension or filter reads (a fraction of the rows); `n`,
- * the events counted. One JSON array each, so a read is one parse per day; rows in a fixed order,
- * so the same counts always give the same item, whatever order they were reached in.
- */
-function rollupAttributes(counts: Counts): { c: string; k: string; n: number } {
-  const coarse: Counts = new Map();
-  let n = 0;
-  for (const [key, count] of counts) {
-    const [hour, name] = JSON.parse(key) as [number, string];
-    const coarseKey = JSON.stringify([hour, name]);
-    coarse.set(coarseKey, (coarse.get(coarseKey) ?? 0) + count);
-    n += count;
-  }
-  const rows = (map: Counts) => `[${[...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => `${key.slice(0, -1)},${count}]`).join(',')}]`;
-  return { c: rows(counts), k: rows(coarse), n };
-}
-
-/**
- * What a day's rollup counted of one event page (one log entry's deliveries on that day): every
- * delivery but those in `x` (the entry's deliveries it left out, sorted eventIds). Kept in a ledger
- * item per page; `t` is the page's expiry, which the ledger shares.
- */
-interface Ledger {
-  x: string[];
-  t: number;
-}
-
-const ledgerItem = (pixelId: string, day: string, entryId: string, ledger: Ledger) => ({
-  ...eventLedgerKey(pixelId, day, entryId),
-  ...(ledger.x.length > 0 ? { x: JSON.stringify(ledger.x) } : {}),
-  ttl: ledger.t,
-});
-
-const rollupDigest = (c: string, pending: string | undefined) => createHash('sha256').update(`${c}\n${pending ?? ''}`).digest('base64url').slice(0, 22);
-
-/** An entry as `applyEventCounts` reads it: the pipeline's `ProjectedEntry`. */
-export interface CountedEntry {
-  entryId: string;
-  acceptedAt: string;
-  events: readonly StoredEvent[];
-  lost?: readonly StoredEvent[];
-  superseded: ReadonlyArray<{ entryId: string; eventId: string; day: string }>;
-}
-
-const ROLLUP_ATTEMPTS = 6;
-/** Events per fact item of a seed without log entries. */
-const SEED_FACTS_PER_ITEM = 100;
-
-/**
- * Brings the day rollups (`QED`) up to the given entries, without reading the day's facts: each
- * event page (an entry's deliveries on one UTC day) is counted once, and what was counted of it
- * is recorded in its ledger item (`QEL`), so the rollup changes by the difference between what a
- * page holds now and what was counted of it, never by a blind increment:
- * - an entry's page not counted yet adds its stored deliveries (`events`) and records the others
- *   (`lost`) as left out; counted already, it changes only if a delivery it counted has lost since;
- * - a superseded delivery of another entry (`superseded`) is taken off its day, once, when its
- *   page counted it (the ledger says whether), reading that page for what to take off.
- * Without transactions the rollup item and the ledgers cannot change together, so a rollup write
- * carries the ledgers it changes in the item itself (`p`, pending), conditional on the rollup
- * read (`h`, a digest of its content); the ledger items are written after it, then `p` is dropped.
- * A crash in between leaves `p`, which the next update of the day (the retry) reads first and
- * finishes. A day whose count falls to zero has no rollup item, as if it never had events.
- */
-export async function applyEventCounts(pixelId: string, entries: readonly CountedEntry[]): Promise<void> {
-  const days = new Map<string, { pages: Map<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>; reports: Map<string, Set<string>> }>();
-  const dayOf = (day: string) => {
-    let found = days.get(day);
-    if (!found) days.set(day, (found = { pages: new Map(), reports: new Map() }));
-    return found;
-  };
-  const pageOf = (day: string, entry: CountedEntry) => {
-    const { pages } = dayOf(day);
-    let page = pages.get(entry.entryId);
-    if (!page) pages.set(entry.entryId, (page = { acceptedAt: entry.acceptedAt, events: [], lost: [] }));
-    return page;
-  };
-  for (const entry of entries) {
-    for (const event of entry.events) pageOf(event.timestamp.slice(0, 10), entry).events.push(event);
-    for (const event of entry.lost ?? []) pageOf(event.timestamp.slice(0, 10), entry).lost.push(event);
-  }
-  for (const entry of entries) {
-    for (const { entryId, eventId, day } of entry.superseded) {
-      const { pages, reports } = dayOf(day);
-      if (pages.has(entryId)) continue;
-      const ids = reports.get(entryId) ?? new Set<string>();
-      ids.add(eventId);
-      reports.set(entryId, ids);
-    }
-  }
-  await mapWithConcurrency([...days], WRITE_CONCURRENCY, ([day, { pages, reports }]) => updateDayCounts(pixelId, day, pages, reports));
-}
-
-async function updateDayCounts(
-  pixelId: string,
-  day: string,
-  pages: ReadonlyMap<string, { acceptedAt: string; events: StoredEvent[]; lost: StoredEvent[] }>,
-  reports: ReadonlyMap<string, ReadonlySet<string>>,
-): Promise<void> {
-  const key = eventRollupKey(pixelId, day);
-  for (let attempt = 1; ; attempt++) {
-    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    const counts = parseCounts(Item?.c as string | undefined);
-    const pending = new Map<string, Ledger>(((Item?.p ? JSON.parse(Item.p as string) : []) as Array<[string, Ledger]>));
-    const ledgers = new Map(pending);
-    const unknown = [...pages.keys(), ...reports.keys()].filter((entryId) => !pending.has(entryId));
-    if (unknown.length > 0) {
-      for (const item of await batchGet(unknown.map((entryId) => eventLedgerKey(pixelId, day, entryId)), { concurrency: READ_CONCURRENCY })) {
-        ledgers.set(item.SK as string, { x: item.x ? (JSON.parse(item.x as string) as string[]) : [], t: item.ttl as number });
-      }
-    }
-    const changed = new Map<string, Ledger>();
-    for (const [entryId, page] of pages) {
-      const lost = page.lost.map((event) => event.eventId).sort();
-      const ledger = ledgers.get(entryId);
-      if (!ledger) {
-        addCounts(counts, page.events, 1);
-        changed.set(entryId, { x: lost, t: eventTtl(page.acceptedAt) });
-      } else if (ledger.x.join('\n') !== lost.join('\n')) {
-        // Counted before with other deliveries left out: a delivery it counted has lost since.
-        const left = new Set(ledger.x);
-        addCounts(counts, [...page.events, ...page.lost].filter((event) => !left.has(event.eventId)), -1);
-        addCounts(counts, page.events, 1);
-        changed.set(entryId, { x: lost, t: ledger.t });
-      }
-    }
-    for (const [entryId, eventIds] of reports) {
-      const ledger = ledgers.get(entryId);
-      // A page not counted yet is counted without them (they lost before it is); one that left them out is done.
-      if (!ledger) continue;
-      const fresh = [...eventIds].filter((eventId) => !ledger.x.includes(eventId));
-      if (fresh.length === 0) continue;
-      const page = await readEventPage(pixelId, day, entryId);
-      const taken = new Set(fresh);
-      addCounts(counts, (page?.events ?? []).filter((event) => taken.has(event.eventId)), -1);
-      changed.set(entryId, { x: [...new Set([...ledger.x, ...fresh])].sort(), t: ledger.t });
-    }
-    let digest = Item?.h as string | undefined;
-    let c = Item?.c as string | undefined;
-    const toWrite = new Map([...pending, ...changed]);
-    if (changed.size > 0) {
-      const rollup = rollupAttributes(counts);
-      const pendingText = JSON.stringify([...toWrite].sort(([a], [b]) => (a < b ? -1 : 1)));
-      const next = rollupDigest(rollup.c, pendingText);
-      try {
-        await documentClient.send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...key, ...rollup, p: pendingText, h: next },
-            ...(Item ? { ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': Item.h } } : { ConditionExpression: 'attribute_not_exists(PK)' }),
-          }),
-        );
-      } catch (error) {
-        // Another writer changed the day since it was read (an import or a rebuild beside the drain): read it again.
-        if (!isConditionFailure(error) || attempt === ROLLUP_ATTEMPTS) throw error;
-        continue;
-      }
-      digest = next;
-      c = rollup.c;
-    }
-    if (toWrite.size === 0) return;
-    await batchWrite([...toWrite].map(([entryId, ledger]) => ({ PutRequest: { Item: ledgerItem(pixelId, day, entryId, ledger) } })), { concurrency: WRITE_CONCURRENCY });
-    try {
-      if (counts.size === 0) {
-        await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest } }));
-      } else {
-        await documentClient.send(
-          new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE p SET h = :next', ConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': digest, ':next': rollupDigest(c!, undefined) } }),
-        );
-      }
-    } catch (error) {
-      // A writer since carried the pending ledgers on and finishes them itself.
-      if (!isConditionFailure(error)) throw error;
-    }
-    return;
-  }
-}
-
-/**
- * Takes back the facts of event deliveries that lost to an earlier delivery of their eventId
- * (possibly on another day): each is removed from the fact item of its entry and day. Counts are
- * `applyEventCounts`'.
- */
-export async function retractEvents(pixelId: string, retracted: ReadonlyArray<{ entryId: string; eventId: string; day: string }>): Promise<void> {
-  const byItem = new Map<string, { key: ItemKey; eventIds: string[] }>();
-  for (const { entryId, eventId, day } of retracted) {
-    const id = `${day}#${entryId}`;
-    const group = byItem.get(id) ?? { key: eventFactsKey(pixelId, day, entryId), eventIds: [] };
-    group.eventIds.push(eventId);
-    byItem.set(id, group);
-  }
-  // The ids join the item's set of taken-back events (a read skips them), whichever layout the item
-  // has; a later put of the whole item by its entry leaves them out of its rows instead.
-  await mapWithConcurrency([...byItem.values()], WRITE_CONCURRENCY, async ({ key, eventIds }) => {
-    await unlessRefused(() =>
-      documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: 'ADD x :ids',
-          // An item its entry has not written yet has nothing to take back; the entry writes it without them.
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':ids': new Set(eventIds) },
-        }),
-      ),
-    );
-  });
-}
-
-/**
- * Writes the read models of a pixel that has none yet, from whole order and event sets, with
+ * Writes the order read models of a pixel that has none yet, from its whole set of orders, with
  * batched puts of the same items the projectors keep (demo data and benchmark datasets). Not for
  * a pixel with read-model items already: it replaces items rather than merging entries.
  */
 export async function writeInitialReadModels(
   pixelId: string,
   orders: readonly VersionedOrder[],
-  events: readonly StoredEvent[],
-  /** The log entries the events came from, when they have some: their pages' ledgers are written too, so projecting them again changes nothing. */
-  entries: readonly CountedEntry[] = [],
 ): Promise<void> {
   const items = new Map<string, { key: ItemKey; maps: Record<string, Record<string, unknown>> }>();
   const add = (slot: ItemKey & { map?: string }, fallbackMap: 'o' | 'e', id: string, entry: unknown) => {
@@ -1530,47 +1204,16 @@ export async function writeInitialReadModels(
     });
     pointers.push({ PutRequest: { Item: { ...pointerKey(pixelId, fact.orderId), v, keys: [...orderDayKeys(pixelId, fact), ...identityItemKeys].map(keyId) } } });
   }
-  const byDay = new Map<string, Counts>();
-  for (const event of events) {
-    const { day, entry } = eventEntry(event);
-    const counts = byDay.get(day) ?? new Map();
-    addCounts(counts, [event], 1);
-    byDay.set(day, counts);
-  }
-  // Facts by the entries given, else in chunks of a day's events named after their first eventId.
-  const seeded = new Set(entries.flatMap((entry) => entry.events));
-  const chunks = new Map<string, { name: string; size: number }>();
-  const factGroups: FactGroup[] = entries.map(({ entryId, events: entryEvents }) => ({ entryId, events: entryEvents }));
-  for (const event of events) {
-    if (seeded.has(event)) continue;
-    const day = event.timestamp.slice(0, 10);
-    let chunk = chunks.get(day);
-    if (!chunk || chunk.size === SEED_FACTS_PER_ITEM) chunks.set(day, (chunk = { name: `seed#${event.eventId}`, size: 0 }));
-    chunk.size++;
-    factGroups.push({ entryId: chunk.name, events: [event] });
-  }
-  const factPuts = factItemPuts(pixelId, factGroups);
-  const ledgers: WriteRequest[] = [];
-  for (const entry of entries) {
-    const pages = new Map<string, string[]>();
-    for (const event of [...entry.events, ...(entry.lost ?? [])]) pages.set(event.timestamp.slice(0, 10), []);
-    for (const event of entry.lost ?? []) pages.get(event.timestamp.slice(0, 10))!.push(event.eventId);
-    for (const [day, lost] of pages) ledgers.push({ PutRequest: { Item: ledgerItem(pixelId, day, entry.entryId, { x: lost.sort(), t: eventTtl(entry.acceptedAt) }) } });
-  }
   const puts: WriteRequest[] = [...items.values()].flatMap(({ key, maps }) => [
     { PutRequest: { Item: { ...key, ...maps } } },
     ...(isDayItem(key)
       ? [{ PutRequest: { Item: { ...packedKey(key), want: 1, done: 1, ...packedCopies(maps.o as Record<string, OrderEntry>, maps.r as Record<string, OrderEntry>) } } }]
       : []),
   ]);
-  const rollups: WriteRequest[] = [...byDay].map(([day, counts]) => {
-    const rollup = rollupAttributes(counts);
-    return { PutRequest: { Item: { ...eventRollupKey(pixelId, day), ...rollup, h: rollupDigest(rollup.c, undefined) } } };
-  });
   const identityPuts: WriteRequest[] = [...identityPages].flatMap(([identity, pages]) =>
     pages.map(({ entries }, page) => ({ PutRequest: { Item: { ...identityKey(pixelId, identity, page), o: entries, ...(page === 0 && pages.length > 1 ? { np: pages.length - 1 } : {}) } } })),
   );
-  await batchWrite([...puts, ...identityPuts, ...initialDayCopies([...items.values()]), ...pointers, ...factPuts, ...rollups, ...ledgers], { concurrency: WRITE_CONCURRENCY });
+  await batchWrite([...puts, ...identityPuts, ...initialDayCopies([...items.values()]), ...pointers], { concurrency: WRITE_CONCURRENCY });
 }
 
 /** The UTC days an instant range touches. */
@@ -1844,59 +1487,4 @@ async function readIdentityClosure(
     pending = [...new Set([...found.values()].flatMap(({ order }) => identityKeys(order.customer)))].filter((identity) => !fetched.has(identity));
   }
   return found;
-}
-
-/** Events that happened in [from, to): the fact items of the range's UTC days, one Query per day partition, in parallel. */
-export async function readEventFacts(pixelId: string, from: number, to: number): Promise<QueryEvent[]> {
-  const partitions = utcDays(from, to).flatMap((day) => Array.from({ length: EVENT_FACT_PARTITIONS }, (_, partition) => ({ day, pk: eventFactsPartition(pixelId, day, partition) })));
-  const events: QueryEvent[] = [];
-  await mapWithConcurrency(partitions, READ_CONCURRENCY, async ({ day, pk }) => {
-    const dayStart = Date.parse(`${day}T00:00:00Z`);
-    const offer = (eventId: string, [offset, name, utmSource, utmMedium, utmCampaign, identities]: EventEntry, lost: ReadonlySet<string> | undefined) => {
-      const at = dayStart + offset;
-      if (at >= from && at < to && !lost?.has(eventId)) events.push({ eventId, at, name, utmSource, utmMedium, utmCampaign, identities });
-    };
-    const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
-    const packed = items.filter((item) => item.z instanceof Uint8Array);
-    const rowsOf = await unpackAll<Array<[string, ...EventEntry]>>(packed.map((item) => item.z as Uint8Array));
-    packed.forEach((item, index) => {
-      for (const [eventId, ...fact] of rowsOf[index]!) offer(eventId, fact, item.x as Set<string> | undefined);
-    });
-    for (const item of items) {
-      for (const [eventId, text] of Object.entries((item.e ?? {}) as Record<string, string>)) offer(eventId, JSON.parse(text) as EventEntry, item.x as Set<string> | undefined);
-    }
-  });
-  return events;
-}
-
-/**
- * Event counts in [from, to), from the hourly rollups: one row per UTC hour, name and (with
- * `byUtm`) UTM values, with its count and no identities (without `byUtm`, the UTM values read as
- * null). Exact for a range on whole UTC hours.
- */
-export async function readEventCounts(pixelId: string, from: number, to: number, byUtm = true): Promise<QueryEvent[]> {
-  // The rollup alone: a day's item may also carry ledgers pending their own items (`p`).
-  const items = await batchGet(utcDays(from, to).map((day) => eventRollupKey(pixelId, day)), { concurrency: READ_CONCURRENCY, attributes: ['c', 'k'] });
-  const rows: QueryEvent[] = [];
-  for (const item of items) {
-    const day = (item.PK as string).split(EVENT_ROLLUP_MARK)[1];
-    const dayStart = Date.parse(`${day}T00:00:00Z`);
-    if (!byUtm && typeof item.k === 'string') {
-      for (const [hour, name, count] of JSON.parse(item.k) as Array<[number, string, number]>) {
-        const at = dayStart + hour * 3_600_000;
-        if (at >= from && at < to) rows.push({ eventId: `${day}#${hour}#${name}`, at, name, utmSource: null, utmMedium: null, utmCampaign: null, identities: [], count });
-      }
-      continue;
-    }
-    const text = item.c as string;
-    // Rollups written before the row encoding hold an object keyed by the row's JSON.
-    const parsed = text.startsWith('{')
-      ? Object.entries(JSON.parse(text) as Record<string, number>).map(([key, count]) => [...(JSON.parse(key) as unknown[]), count])
-      : (JSON.parse(text) as unknown[][]);
-    for (const [hour, name, utmSource, utmMedium, utmCampaign, count] of parsed as Array<[number, string, string | null, string | null, string | null, number]>) {
-      const at = dayStart + hour * 3_600_000;
-      if (at >= from && at < to) rows.push({ eventId: `${day}#${hour}#${name}#${utmSource}#${utmMedium}#${utmCampaign}`, at, name, utmSource, utmMedium, utmCampaign, identities: [], count });
-    }
-  }
-  return rows;
 }

@@ -12,8 +12,8 @@ import { ApiStack, DEFAULT_THROTTLING, PIPELINE } from '../../lib/api-stack';
 import { METRICS_NAMESPACE } from '../../shared/config/metrics-namespace';
 import { FUNCTION_DEFAULTS, functionNodeOptions } from '../../lib/function-defaults';
 import { publicRouteTable } from '../../lib/public-routes';
-import { routeTable, type RouteId } from '../../lib/routes';
-import { workers } from '../../lib/workers';
+import { routeTable, type RouteCapabilities, type RouteId } from '../../lib/routes';
+import { workers, type WorkerDefinition } from '../../lib/workers';
 import { TABLE_KEYS } from '../../shared/store/table-design';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
@@ -86,10 +86,9 @@ describe('ApiStack template', () => {
   };
   const actionsOf = (routeId: RouteId) => policyStatementsOf(routeId).flatMap((statement) => asArray(statement.Action));
 
-  it('builds one arm64 nodejs24.x function per route with explicit memory, timeout and tracing', () => {
+  it('builds one nodejs24.x function per route with explicit memory, timeout and tracing, on arm64 but for those running the analytics engine (x86_64)', () => {
     // Prepare
     const expected = {
-      Architectures: ['arm64'],
       Runtime: 'nodejs24.x',
       MemorySize: FUNCTION_DEFAULTS.memoryMiB,
       Timeout: FUNCTION_DEFAULTS.timeoutSeconds,
@@ -106,6 +105,44 @@ describe('ApiStack template', () => {
     // One per route, one per worker, and the one that serves the public documentation routes.
     expect(Object.keys(functions)).toHaveLength(routeTable.length + Object.keys(workers).length + 1);
     template.allResourcesProperties('AWS::Lambda::Function', expected);
+    const engineFunctions = [
+      ...routeTable.filter((route) => (route.capabilities as RouteCapabilities).analytics).map((route) => functionOf(route.id)),
+      ...[...stack.workers].filter(([id]) => (workers[id] as WorkerDefinition).analytics).map(([, fn]) => fn),
+    ];
+    expect(engineFunctions.length).toBeGreaterThanOrEqual(2);
+    for (const [logicalId, resource] of Object.entries(functions)) {
+      const runsEngine = engineFunctions.some((fn) => stack.getLogicalId(fn.lambdaFunction.node.defaultChild as never) === logicalId);
+      expect((resource as Resource).Properties.Architectures, logicalId).toEqual([runsEngine ? 'x86_64' : 'arm64']);
+    }
+  });
+
+  it('keeps the analytics store in an encrypted, private, TLS-only bucket with Glue tables over its layout, granted to the functions that use it', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ Id: 'ExpireCompactedFiles', TagFilters: [{ Key: 'compacted', Value: 'true' }], ExpirationInDays: 1, Status: 'Enabled' })]),
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    template.hasResourceProperties('AWS::Glue::Table', {
+      TableInput: Match.objectLike({
+        Name: 'events',
+        PartitionKeys: [Match.objectLike({ Name: 'pixel', Type: 'string' }), Match.objectLike({ Name: 'date', Type: 'string' })],
+        Parameters: Match.objectLike({ 'projection.enabled': 'true', 'projection.pixel.type': 'injected', 'projection.date.type': 'date' }),
+        StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'event_id', Type: 'string', Comment: Match.anyValue() }, { Name: 'ts', Type: 'timestamp', Comment: Match.anyValue() }]) }),
+      }),
+    });
+    // The query reads the bucket, the consumer writes it; neither may delete, and no other route touches it.
+    const bucketActions = (statements: PolicyStatement[]) =>
+      statements.filter((statement) => JSON.stringify(statement.Resource).includes('AnalyticsStoreBucket')).flatMap((statement) => asArray(statement.Action)).sort();
+    expect(bucketActions(policyStatementsOf('query'))).toEqual(['s3:GetObject', 's3:ListBucket']);
+    const consumerPolicy = resourceOf(stack.workers.get('projectPending')!.role.node.findChild('DefaultPolicy'));
+    expect(bucketActions((consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(bucketActions(policyStatementsOf('getAccount'))).toEqual([]);
+    expect((resourceOf(functionOf('query').lambdaFunction).Properties.Environment as { Variables: Record<string, unknown> }).Variables.ANALYTICS_BUCKET).toBeDefined();
   });
 
   it("sets each route function's NODE_OPTIONS from the route table: source maps, and the V8 heap sizes a route asks for", () => {
@@ -480,7 +517,7 @@ describe('ApiStack template', () => {
     });
   });
 
-  it('uses a wildcard resource only for X-Ray, the one wildcard the nag acknowledgement covers', () => {
+  it('uses a wildcard resource only for X-Ray and the analytics bucket\'s objects, the wildcards the nag acknowledgements cover', () => {
     for (const route of routeTable) {
       // Act
       const wildcardActions = policyStatementsOf(route.id)
@@ -488,7 +525,8 @@ describe('ApiStack template', () => {
         .flatMap((statement) => asArray(statement.Action));
 
       // Assess
-      expect(wildcardActions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      const bucketObjects = (route.capabilities as RouteCapabilities).analytics ? ['s3:GetObject'] : [];
+      expect(wildcardActions.sort()).toEqual([...bucketObjects, 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
   });
 
@@ -534,9 +572,11 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
     const suppressed = synthWithReport(app).report.pluginReports.flatMap((r) => r.suppressedViolations);
 
     // Assess
-    expect([...new Set(suppressed.map((s) => s.acknowledgedId))].sort()).toEqual([
+    expect([...new Set(suppressed.map((s) => s.acknowledgedId.replace(/<AnalyticsStoreBucket\w+\.Arn>/, '<AnalyticsStoreBucket.Arn>')))].sort()).toEqual([
       'AwsSolutions::AwsSolutions-APIG4',
       'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions::AwsSolutions-IAM5[Resource::<AnalyticsStoreBucket.Arn>/*]',
+      'AwsSolutions::AwsSolutions-S1',
       'AwsSolutions::AwsSolutions-SQS3',
       'Serverless::Serverless-LambdaDLQ',
       'Serverless::Serverless-SQSRedrivePolicy',
@@ -545,8 +585,9 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
       expect(acknowledgement.reason.length).toBeGreaterThan(40);
       // One function, role or route: never the app, the stack, or a whole HttpApi at once.
       // (or the pipeline's failure queue, a resource of its own.)
+      // (or the pipeline's failure queue, or the analytics bucket: resources of their own.)
       if (!acknowledgement.acknowledgedAt.endsWith('/PipelineFailures')) expect(acknowledgement.acknowledgedAt.split('/').length).toBeGreaterThanOrEqual(3);
-      expect(acknowledgement.acknowledgedAt).toMatch(/\/(Function|Role|PipelineFailures|(GET|POST|PUT|PATCH|DELETE)--[^/]*)$/);
+      expect(acknowledgement.acknowledgedAt).toMatch(/\/(Function|Role|PipelineFailures|AnalyticsStore\/Bucket|(GET|POST|PUT|PATCH|DELETE)--[^/]*)$/);
     }
   });
 

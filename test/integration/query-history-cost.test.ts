@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventsTableProjector } from '../../shared/analytics/store/events-table-projector';
 import { queryReadModelProjector } from '../../shared/analytics/query-read-model-projector';
 import { runQuery } from '../../shared/analytics/query-service';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
@@ -35,7 +36,7 @@ async function seed(pixelId: string, days: number): Promise<void> {
     acceptedAt: new Date(dayStart + DAY_MS / 2).toISOString(),
     events: Array.from({ length: EVENTS_PER_DAY }, (_, index) => largeDayEvent(dayStart, index, 5)),
   }));
-  for (let start = 0; start < entries.length; start += 25) await projectLogEntries(pixelId, entries.slice(start, start + 25), { projectors: [queryReadModelProjector] });
+  for (let start = 0; start < entries.length; start += 25) await projectLogEntries(pixelId, entries.slice(start, start + 25), { projectors: [eventsTableProjector, queryReadModelProjector] });
 }
 
 /** What one query asks of the store: each call's command and how many items it read. */

@@ -39,7 +39,6 @@ describe('orders by customer identifier', () => {
     await writeInitialReadModels(
       pixel,
       orders.map((order) => ({ order, version: 1 })),
-      [],
     );
     const email = identityPartition(pixel, `e:${orders[0]!.customer.emailHashes[0]}`);
     const seeded = await partitionItems(email);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventsTableProjector } from '../../shared/analytics/store/events-table-projector';
 import { queryReadModelProjector } from '../../shared/analytics/query-read-model-projector';
 import { runQuery } from '../../shared/analytics/query-service';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
@@ -36,11 +37,11 @@ describe('a UTC day with more events than one pixel used to hold', () => {
       entries.push({ pixelId: PIXEL, entryId: `01KLARGEDAY${String(n).padStart(5, '0')}`, acceptedAt: `${DAY}T12:00:00.000Z`, events: events.slice(start, start + PER_ENTRY) });
     }
     for (let start = 0; start < entries.length; start += ENTRIES_PER_BATCH) {
-      await projectLogEntries(PIXEL, entries.slice(start, start + ENTRIES_PER_BATCH), { projectors: [queryReadModelProjector] });
+      await projectLogEntries(PIXEL, entries.slice(start, start + ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
     }
     // A stream record seen again: two batches delivered a second time, out of order.
-    await projectLogEntries(PIXEL, entries.slice(ENTRIES_PER_BATCH, 2 * ENTRIES_PER_BATCH), { projectors: [queryReadModelProjector] });
-    await projectLogEntries(PIXEL, entries.slice(0, ENTRIES_PER_BATCH), { projectors: [queryReadModelProjector] });
+    await projectLogEntries(PIXEL, entries.slice(ENTRIES_PER_BATCH, 2 * ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
+    await projectLogEntries(PIXEL, entries.slice(0, ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
 
     const pageViews = events.filter((event) => event.name === 'page_view').length;
     const purchases = events.filter((event) => event.name === 'purchase').length;

@@ -3,21 +3,15 @@ import type { QueryOrder } from '../../shared/analytics/query-data';
 import type { Order } from '../../shared/orders/order';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  applyEventCounts,
-  applyEvents,
   applyOrders,
   encodeFact,
   ORDER_SHARDS,
   querySharding,
   readCustomerHistory,
-  readEventCounts,
-  readEventFacts,
   readOrdersPlaced,
   readOrdersRefunded,
   toQueryOrder,
 } from '../../shared/store/query-read-models';
-import { pageKey, writeEventPages, type EventPage } from '../../shared/store/event-repository';
-import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { useFreshTable } from '../support/fresh-table';
 import { storedOrder as order } from '../support/order-fixtures';
@@ -106,101 +100,6 @@ describe('order read models', () => {
     // A stale state of c changes nothing.
     await applyOrders(pixel, [{ order: c, version: 1 }]);
     expect(await digestOf('b')).toEqual({ customerId: 'b', earlier: [] });
-  });
-});
-
-describe('event read model', () => {
-  it('keeps each event once however often it is applied', async () => {
-    const pixel = 'px_rm_events';
-    const event = (eventId: string, timestamp: string, extra: Partial<StoredEvent> = {}): StoredEvent => ({
-      eventId,
-      eventIdSource: 'client',
-      name: 'page_view',
-      standard: true,
-      timestamp,
-      receivedAt: timestamp,
-      ...extra,
-    });
-    const events = [
-      event('e1', '2026-03-01T23:59:59.999Z', { utm: { utm_source: 'google' }, click: { fbp: 'fb.1' } }),
-      event('e2', '2026-03-02T00:00:00.000Z', { name: 'purchase', user: { userIds: ['u1'] } }),
-    ];
-    const entry = { entryId: '01KFACTS0001', events };
-    await applyEvents(pixel, [entry]);
-    await applyEvents(pixel, [{ ...entry, events: [events[1]!, events[0]!] }]);
-    const read = await readEventFacts(pixel, DAY('2026-03-01'), DAY('2026-03-03'));
-    expect(read.sort((a, b) => a.at - b.at)).toEqual([
-      { eventId: 'e1', at: Date.parse('2026-03-01T23:59:59.999Z'), name: 'page_view', utmSource: 'google', utmMedium: null, utmCampaign: null, identities: ['f:fb.1'] },
-      { eventId: 'e2', at: DAY('2026-03-02'), name: 'purchase', utmSource: null, utmMedium: null, utmCampaign: null, identities: ['u:u1'] },
-    ]);
-    expect(await readEventFacts(pixel, DAY('2026-03-02'), DAY('2026-03-03'))).toHaveLength(1);
-  });
-});
-
-describe('event rollups', () => {
-  it('count each event once, by UTC hour, name and UTM values, however often and in whatever order events are applied', async () => {
-    const pixel = 'px_rm_rollups';
-    const event = (eventId: string, timestamp: string, name: string, source?: string): StoredEvent => ({
-      eventId, eventIdSource: 'client', name, standard: true, timestamp, receivedAt: timestamp, ...(source ? { utm: { utm_source: source } } : {}),
-    });
-    const events = [
-      event('r1', '2026-05-01T10:05:00.000Z', 'page_view', 'google'),
-      event('r2', '2026-05-01T10:55:00.000Z', 'page_view', 'google'),
-      event('r3', '2026-05-01T11:00:00.000Z', 'purchase'),
-      event('r4', '2026-05-02T00:00:00.000Z', 'page_view'),
-    ];
-    // Two log entries, projected again and in either order, one of them split as two batches.
-    const first = { entryId: '01KROLLUP0001', acceptedAt: '2026-05-02T00:00:01.000Z', events: [events[2]!, events[0]!], superseded: [] };
-    const second = { entryId: '01KROLLUP0002', acceptedAt: '2026-05-02T00:00:02.000Z', events: [events[1]!, events[3]!], superseded: [] };
-    await applyEventCounts(pixel, [second]);
-    await applyEventCounts(pixel, [first, second]);
-    await applyEventCounts(pixel, [first]);
-    const counts = await readEventCounts(pixel, DAY('2026-05-01'), DAY('2026-05-03'));
-    expect(counts.map(({ at, name, utmSource, count }) => [new Date(at).toISOString(), name, utmSource, count]).sort()).toEqual([
-      ['2026-05-01T10:00:00.000Z', 'page_view', 'google', 2],
-      ['2026-05-01T11:00:00.000Z', 'purchase', null, 1],
-      ['2026-05-02T00:00:00.000Z', 'page_view', null, 1],
-    ]);
-  });
-});
-
-describe('event rollups under superseded deliveries', () => {
-  it('take back a delivery that was counted exactly once, and never one that was not', async () => {
-    const pixel = 'px_rm_superseded';
-    const event = (eventId: string, timestamp: string, name: string): StoredEvent => ({ eventId, eventIdSource: 'client', name, standard: true, timestamp, receivedAt: timestamp });
-    const page = (entryId: string, events: StoredEvent[], superseded: string[] = []): EventPage => ({
-      key: pageKey(pixel, '2026-07-01', entryId),
-      entryId,
-      acceptedAt: '2026-07-01T12:00:00.000Z',
-      events,
-      superseded,
-      ttl: 2_000_000_000,
-    });
-    const late = event('dup', '2026-07-01T10:30:00.000Z', 'page_view');
-    const early = event('dup', '2026-07-01T09:15:00.000Z', 'purchase');
-    const other = event('solo', '2026-07-01T10:40:00.000Z', 'page_view');
-    const again = event('dup', '2026-07-01T10:50:00.000Z', 'add_to_cart');
-    // L (a later delivery of "dup") is projected first and counted; L2 repeats it and loses to L.
-    await writeEventPages([page('01KL', [late, other]), page('01KL2', [again], ['dup'])]);
-    const projectedL = { entryId: '01KL', acceptedAt: '2026-07-01T12:00:00.000Z', events: [late, other], superseded: [] };
-    await applyEventCounts(pixel, [projectedL, { entryId: '01KL2', acceptedAt: '2026-07-01T12:00:00.000Z', events: [], lost: [again], superseded: [] }]);
-    // W, earlier in the log, wins "dup": L's and L2's deliveries are reported superseded (L2's was never counted).
-    await writeEventPages([page('01KL', [late, other], ['dup']), page('01KW', [early])]);
-    const projectedW = {
-      entryId: '01KW',
-      acceptedAt: '2026-07-01T11:00:00.000Z',
-      events: [early],
-      superseded: [{ entryId: '01KL', eventId: 'dup', day: '2026-07-01' }, { entryId: '01KL2', eventId: 'dup', day: '2026-07-01' }],
-    };
-    await applyEventCounts(pixel, [projectedW]);
-    await applyEventCounts(pixel, [projectedW]);
-    // L projected again (a retry) now loses "dup" itself.
-    await applyEventCounts(pixel, [{ ...projectedL, events: [other], lost: [late] }]);
-    const counts = await readEventCounts(pixel, DAY('2026-07-01'), DAY('2026-07-02'));
-    expect(counts.map(({ at, name, count }) => [new Date(at).toISOString(), name, count]).sort()).toEqual([
-      ['2026-07-01T09:00:00.000Z', 'purchase', 1],
-      ['2026-07-01T10:00:00.000Z', 'page_view', 1],
-    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
  * A local S3-compatible server (s3rver, files on disk) for the tests of the S3 side of the
  * analytics store: the real SDK client talks to it as to S3.
  */
-export async function startS3Server(bucket = 'analytics-test') {
+export async function startS3Server(bucket = `analytics-test-${randomUUID().slice(0, 8)}`) {
   const directory = mkdtempSync(join(tmpdir(), 's3rver-'));
   const { default: S3rver } = await import('s3rver');
   const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });

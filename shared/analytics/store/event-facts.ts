@@ -5,20 +5,25 @@ import { registerTableView, utcDateSpan } from './table-reader';
 import { EVENTS_TABLE } from './tables';
 
 /**
- * How far apart two deliveries of one `event_id` may be in event time and still be one event: the
- * dedup window. A query reads this many days more on each side of its range, so that the first
- * delivery of an event whose copies fall on either side of a range's edge is found.
+ * How far apart in event time two deliveries of one `event_id` may be and still be one event. A
+ * query reads this many days more on each side of its range, which holds every delivery that can
+ * make one in the range a repeat: its answer does not depend on where the range begins or ends.
  */
 export const DEDUP_WINDOW_DAYS = 7;
 
 /**
- * The read rule of the events table: of every delivery of an `event_id` within the dedup window,
- * the first in the log (the least `entry_id`) is the event; the others are repeats. One SQL
- * definition, used by every reader of events and by compaction.
+ * The read rule of the events table, the one definition every reader of events and compaction
+ * use: a delivery is a repeat when an earlier delivery in the log (a lesser `entry_id`) of the same
+ * `event_id` lies within the dedup window of it; the others are the events. The same entry stored
+ * twice (a projection re-run in a larger batch) is one delivery.
  */
 export const LIVE_EVENTS_SQL = (deliveries: string) => `
-  SELECT * FROM ${deliveries}
-  QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY entry_id) = 1`;
+  WITH delivered AS (SELECT DISTINCT ON (event_id, entry_id) * FROM ${deliveries})
+  SELECT later.* FROM delivered AS later
+  ANTI JOIN delivered AS earlier
+    ON earlier.event_id = later.event_id
+   AND earlier.entry_id < later.entry_id
+   AND earlier.ts BETWEEN later.ts - INTERVAL ${DEDUP_WINDOW_DAYS} DAY AND later.ts + INTERVAL ${DEDUP_WINDOW_DAYS} DAY`;
 
 /** The identity keys of an event, as identity-components.ts `identityKeys` writes them. */
 const IDENTITIES_SQL = `list_concat(

@@ -111,7 +111,8 @@ export class S3Store implements ObjectStore {
   constructor(
     private readonly createClient: () => Promise<S3Client>,
     readonly bucket: string,
-    private readonly cacheDir = join(tmpdir(), 'analytics-cache'),
+    /** Where downloads are kept: per bucket, since a key is unique (and its object unchanging) only within its bucket. */
+    private readonly cacheDir = join(tmpdir(), 'analytics-cache', bucket),
   ) {}
 
   private async sdk() {
