@@ -2,7 +2,6 @@ import { ensureTable } from '../lib/local/dynamodb';
 import { localConfig, useLocalServices } from '../lib/local/local-config';
 import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from '../lib/local/demo-ads';
 import { generateDemoDays } from '../lib/local/demo-orders';
-import { mergeOrder } from '../shared/orders/merge-order';
 import { orderUpdateFromImport } from '../shared/orders/order-updates';
 import { toStoredEvent } from '../shared/tracking/stored-event';
 import { startBenchStore, type StoreMode } from './bench-store';
@@ -185,7 +184,8 @@ function selectedCases() {
 
 export async function writeDataset(dataset: QueryBenchDataset, log: (line: string) => void, options: { journeys?: boolean } = {}) {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
-  const { writeInitialReadModels } = await import('../shared/store/query-read-models');
+  const { writeNewOrders } = await import('../shared/analytics/store/order-store');
+  const { importSource } = await import('../shared/orders/import-orders');
   const { eventsTableProjector } = await import('../shared/analytics/store/events-table-projector');
   const { writeInitialJourneys } = await import('../shared/store/journey-repository');
   const { upsertAds } = await import('../shared/store/ad-repository');
@@ -213,14 +213,13 @@ export async function writeDataset(dataset: QueryBenchDataset, log: (line: strin
     visitsPerDay: VISITS_PER_DAY * dataset.scale,
     customers: Math.round(40_000 * dataset.scale) + 1,
   });
-  const orders = [];
+  const sources = [];
   let events = 0;
   // Journey items are per identifier, which spans days: kept and written whole at the end.
   const deliveries: Array<{ entryId: string; event: ReturnType<typeof toStoredEvent> }> = [];
-  // A day's events are one log entry of the events table; orders (whose customer items span
-  // days) are written once at the end.
+  // A day's events are one log entry of the events table; the orders are written once at the end.
   for (const day of days) {
-    for (const line of day.orders) orders.push({ order: mergeOrder(undefined, orderUpdateFromImport(line, dataset.end), dataset.end).order, version: 1 });
+    for (const line of day.orders) sources.push(importSource(orderUpdateFromImport(line, dataset.end), dataset.end));
     const dayEvents = day.events.map((input, i) => toStoredEvent(input, { eventId: `bench-${day.date}-${i}`, eventIdSource: 'server', receivedAt: dataset.end }));
     const entryId = `00BENCH${day.date}`;
     for (const event of dayEvents) deliveries.push({ entryId, event });
@@ -228,7 +227,7 @@ export async function writeDataset(dataset: QueryBenchDataset, log: (line: strin
     if (Math.floor((events + dayEvents.length) / 100_000) > Math.floor(events / 100_000)) log(`  ${(events + dayEvents.length).toLocaleString('en-US')} events written...`);
     events += dayEvents.length;
   }
-  await writeInitialReadModels(dataset.pixelId, orders);
+  const orders = await writeNewOrders(dataset.pixelId, sources);
   if (options.journeys ?? true) {
     log(`  writing the journeys of ${deliveries.length.toLocaleString('en-US')} events...`);
     await writeInitialJourneys(dataset.pixelId, deliveries, orders);

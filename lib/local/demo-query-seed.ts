@@ -3,7 +3,7 @@ import { orderUpdateFromImport } from '../../shared/orders/order-updates';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { seedProjectors } from '../../shared/pipeline/read-models';
 import { dayOf, pageKey, writeEventPages, type EventPage } from '../../shared/store/event-repository';
-import { writeNewOrders } from '../../shared/store/order-repository';
+import { writeNewOrders } from '../../shared/analytics/store/order-store';
 import { eventTtl } from '../../shared/store/retention';
 import { toStoredEvent, type StoredEvent } from '../../shared/tracking/stored-event';
 import { DEMO_ORDER_DEFAULTS, generateDemoDays } from './demo-orders';

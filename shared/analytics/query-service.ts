@@ -7,7 +7,7 @@ import type { QueryRequest } from '../schemas/query-measures';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadAdDayCells } from './ad-day-cells';
 import { loadFxTable } from '../store/fx-repository';
-import { readCustomerHistory, readOrderFacts } from '../store/query-read-models';
+import { readCustomerHistory, readOrderFacts } from './store/order-store';
 import { readEventCounts, readEvents } from './store/event-facts';
 import type { InstantRange } from '../time/date-range';
 import { filterForFamily } from './filter-namespaces';

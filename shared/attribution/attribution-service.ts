@@ -8,7 +8,7 @@ import type { QueryAttributionRequest } from '../schemas/query-attribution';
 import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
 import { loadFxTable } from '../store/fx-repository';
 import { orderIdentifiers, readRangeJourneys, type JourneyGraph } from '../store/journey-repository';
-import { readCustomerHistory, readOrderFacts } from '../store/query-read-models';
+import { readCustomerHistory, readOrderFacts } from '../analytics/store/order-store';
 import type { InstantRange } from '../time/date-range';
 import { computeAttributionRange, SPEND_JOINS, SPEND_MEASURES, type AttributionSpec } from './attribution-engine';
 import type { Touchpoint } from './touchpoints';
@@ -43,7 +43,7 @@ export const attributionReadModelSource: AttributionSource = {
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
   adCells: loadAdDayCells,
-  ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false, costs: false, customers: options.customers })).placed,
+  ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false })).placed,
   customerHistory: readCustomerHistory,
   journeys: readRangeJourneys,
 };

@@ -4,7 +4,8 @@ import { readJsonLines } from '../import/json-lines';
 import { createHash } from 'node:crypto';
 import type { Projector } from '../pipeline/projector';
 import { runProjectors } from '../pipeline/read-models';
-import { upsertOrders, type OrderSource } from '../store/order-repository';
+import { upsertOrders } from '../analytics/store/order-store';
+import type { OrderSource } from './order-sources';
 import { orderImportSchema, type OrderUpdate } from './order';
 import { orderUpdateFromImport } from './order-updates';
 

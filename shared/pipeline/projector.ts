@@ -1,4 +1,4 @@
-import type { DeletedOrder, VersionedOrder } from '../store/order-repository';
+import type { DeletedOrder, VersionedOrder } from '../analytics/store/order-store';
 import type { StoredEvent } from '../tracking/stored-event';
 
 /**

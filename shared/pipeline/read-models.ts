@@ -1,5 +1,4 @@
 import { settleAll } from '../settle-all';
-import { queryReadModelProjector } from '../analytics/query-read-model-projector';
 import { eventsTableProjector } from '../analytics/store/events-table-projector';
 import { journeyProjector } from '../attribution/journey-projector';
 import type { Projector } from './projector';
@@ -8,7 +7,7 @@ import type { Projector } from './projector';
  * Every read model kept current by the pipeline. A read model joins by being added here; the
  * consumer, the order import and `npm run rebuild-read-models` all read this list.
  */
-export const readModelProjectors: Projector[] = [eventsTableProjector, queryReadModelProjector, journeyProjector];
+export const readModelProjectors: Projector[] = [eventsTableProjector, journeyProjector];
 
 /**
  * Runs every projector (or the given ones) over one batch, side by side: each keeps items of its

@@ -1,5 +1,5 @@
 import { daysBetween, readEventPages } from '../store/event-repository';
-import { readVersionedOrders } from '../store/order-repository';
+import { readVersionedOrders } from '../analytics/store/order-store';
 import type { Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
 

@@ -13,7 +13,7 @@ import { batchWrite, type WriteRequest } from './batch-write';
 import { documentClient, tableName } from './dynamo-client';
 import { decodeEvents, logPartition } from './log-repository';
 import { queryAll } from './query-all';
-import type { VersionedOrder } from './order-repository';
+import type { VersionedOrder } from '../analytics/store/order-store';
 import { isConditionFailure, unlessRefused } from './condition-failure';
 import { dayOf, pageKey } from './event-repository';
 import { isExpired } from './retention';

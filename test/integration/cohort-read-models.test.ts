@@ -7,7 +7,6 @@ import { readModelSource, type QuerySource } from '../../shared/analytics/query-
 import { importOrdersFile } from '../../shared/orders/import-orders';
 import { queryCohortRequestSchema } from '../../shared/schemas/query-cohort';
 import { upsertFxRates } from '../../shared/store/fx-repository';
-import { readOrdersPlaced } from '../../shared/store/query-read-models';
 import { useFreshTable } from '../support/fresh-table';
 
 const PIXEL = 'px_cohort_store';
@@ -48,14 +47,6 @@ const request = (orderSettings: Record<string, unknown> = {}) =>
     orderSettings,
   });
 
-/**
- * The same store read as if no order fact carried a customer digest: every customer's history is
- * read. From the whole facts, since the lean ones leave out the identifiers a usable digest replaces.
- */
-const withoutDigests: QuerySource = {
-  ...readModelSource,
-  orderFacts: async (pixelId, range) => ({ placed: (await readOrdersPlaced(pixelId, range.start, range.end)).map(({ customerDigest: _digest, ...order }) => order), refunded: [] }),
-};
 
 const cells = (result: Awaited<ReturnType<typeof runCohortAnalysis>>) =>
   result.results[0]!.data.primary.map((point) => [point.dt, point.period, point['orders.customers_cohort'], point['orders.ltv_cohort_gross_revenue'], point['orders.cohort_retention_percent']]);
@@ -77,13 +68,4 @@ describe('cohorts over the stored read models', () => {
     ]);
   });
 
-  it('answers from the customer digests exactly as from whole customer histories', async () => {
-    const { placed } = await readModelSource.orderFacts(PIXEL, { start: Date.parse('2025-12-01T00:00:00Z'), end: NOW }, { refunded: false, costs: false, customers: true });
-    expect(placed.map((order) => [order.orderId, order.customerDigest?.earlier?.length])).toEqual(
-      expect.arrayContaining([['x-1', 1], ['y-3', 2], ['z-2', 1]]),
-    );
-    for (const settings of [{}, { countVoidedOrders: true }, { exclusionFilters: [{ name: 'x', enabled: true, conditionGroups: [{ logic: 'and', conditions: [{ field: 'value', operator: 'greater_than', value: 20 }] }] }] }]) {
-      expect(await runCohortAnalysis(PIXEL, request(settings), readModelSource, NOW)).toEqual(await runCohortAnalysis(PIXEL, request(settings), withoutDigests, NOW));
-    }
-  });
 });

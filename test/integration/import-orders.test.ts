@@ -7,7 +7,7 @@ import { handler } from '../../functions/tr/ingest-events';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { formatRejection, type ImportRejection } from '../../shared/import/rejections';
 import { formatOrderImportSummary, importOrdersFile, OrderImportFileError } from '../../shared/orders/import-orders';
-import { getOrder, readOrders } from '../../shared/store/order-repository';
+import { getOrder, readOrders } from '../../shared/analytics/store/order-store';
 import { apiEvent, invoke } from '../support/api-event';
 import { wholeTableText } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';

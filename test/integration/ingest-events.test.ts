@@ -6,7 +6,7 @@ import { mintApiKey } from '../../shared/auth/api-key-service';
 import { logger } from '../../shared/config/logger';
 import { bulkDocumentClient, documentClient } from '../../shared/store/dynamo-client';
 import { readEvents as readStoredEvents } from '../../shared/store/event-repository';
-import { getOrder as getStoredOrder } from '../../shared/store/order-repository';
+import { getOrder as getStoredOrder } from '../../shared/analytics/store/order-store';
 import { drainPipeline } from '../support/pipeline';
 import { apiEvent, invoke } from '../support/api-event';
 import { wholeTableText } from '../support/event-store';

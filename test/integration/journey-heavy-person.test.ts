@@ -5,7 +5,7 @@ import { drainAll } from '../../shared/pipeline/drain';
 import { documentClient } from '../../shared/store/dynamo-client';
 import { MAX_JOURNEY_BYTES, readRangeJourneys, writeInitialJourneys } from '../../shared/store/journey-repository';
 import { appendLogEntry } from '../../shared/store/log-repository';
-import type { VersionedOrder } from '../../shared/store/order-repository';
+import type { VersionedOrder } from '../../shared/analytics/store/order-store';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';

@@ -4,7 +4,7 @@ import { journeyProjector } from '../../shared/attribution/journey-projector';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
 import { orderJourneyKey, unpackJourney } from '../../shared/store/journey-repository';
-import type { VersionedOrder } from '../../shared/store/order-repository';
+import type { VersionedOrder } from '../../shared/analytics/store/order-store';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { visit } from '../support/attribution-fixtures';
 import { wholeTable } from '../support/event-store';

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventsTableProjector } from '../../shared/analytics/store/events-table-projector';
-import { queryReadModelProjector } from '../../shared/analytics/query-read-model-projector';
+import { upsertOrders } from '../../shared/analytics/store/order-store';
+import type { Order } from '../../shared/orders/order';
+import type { OrderSource } from '../../shared/orders/order-sources';
 import { runQuery } from '../../shared/analytics/query-service';
 import { projectLogEntries } from '../../shared/pipeline/project-log-entries';
 import { queryRequestSchema } from '../../shared/schemas/query-measures';
@@ -37,11 +39,11 @@ describe('a UTC day with more events than one pixel used to hold', () => {
       entries.push({ pixelId: PIXEL, entryId: `01KLARGEDAY${String(n).padStart(5, '0')}`, acceptedAt: `${DAY}T12:00:00.000Z`, events: events.slice(start, start + PER_ENTRY) });
     }
     for (let start = 0; start < entries.length; start += ENTRIES_PER_BATCH) {
-      await projectLogEntries(PIXEL, entries.slice(start, start + ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
+      await projectLogEntries(PIXEL, entries.slice(start, start + ENTRIES_PER_BATCH), { projectors: [eventsTableProjector] });
     }
     // A stream record seen again: two batches delivered a second time, out of order.
-    await projectLogEntries(PIXEL, entries.slice(ENTRIES_PER_BATCH, 2 * ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
-    await projectLogEntries(PIXEL, entries.slice(0, ENTRIES_PER_BATCH), { projectors: [eventsTableProjector, queryReadModelProjector] });
+    await projectLogEntries(PIXEL, entries.slice(ENTRIES_PER_BATCH, 2 * ENTRIES_PER_BATCH), { projectors: [eventsTableProjector] });
+    await projectLogEntries(PIXEL, entries.slice(0, ENTRIES_PER_BATCH), { projectors: [eventsTableProjector] });
 
     const pageViews = events.filter((event) => event.name === 'page_view').length;
     const purchases = events.filter((event) => event.name === 'purchase').length;
@@ -64,12 +66,11 @@ describe('a UTC day with more orders than one pixel used to hold', () => {
     const CUSTOMERS = 1_500;
     const orders = Array.from({ length: ORDERS }, (_, index) => largeDayOrder(dayStart, index, CUSTOMERS));
     const BATCH = 250;
-    const project = (from: number, to: number, version = 2) =>
-      queryReadModelProjector.project({ pixelId: pixel, entries: [], orders: orders.slice(from, to).map((order) => ({ order, version })) });
+    const project = (from: number, to: number) => upsertOrders(pixel, orders.slice(from, to).map((order) => statementOf(order, '2026-03-12T00:00:00.000Z')));
     for (let start = 0; start < ORDERS; start += BATCH) await project(start, start + BATCH);
-    // Re-delivered, and an older state of some arriving late: neither changes anything.
+    // Re-delivered, and an older statement of some arriving late: neither changes anything.
     await project(BATCH, 2 * BATCH);
-    await queryReadModelProjector.project({ pixelId: pixel, entries: [], orders: orders.slice(0, BATCH).map((order) => ({ order: { ...order, value: 1 }, version: 1 })) });
+    await upsertOrders(pixel, orders.slice(0, BATCH).map((order) => statementOf({ ...order, value: 1 }, '2026-03-11T23:00:00.000Z')));
 
     // Hand-counted from the generator: pending orders (one in twenty) do not count by default, and
     // both orders of a customer share their index modulo 20, so 75 of the 1,500 customers have none.
@@ -88,3 +89,21 @@ describe('a UTC day with more orders than one pixel used to hold', () => {
     expect(point!['orders.net_revenue']).toBeCloseTo(total - refunds, 2);
   });
 });
+
+/** An order as one imported statement of all its fields, true as of `asOf`. */
+function statementOf(order: Order, asOf: string): OrderSource {
+  const { orderId, orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, items } = order;
+  return {
+    key: `import:${orderId}:${asOf}`,
+    pos: 'import',
+    at: asOf,
+    update: {
+      orderId,
+      asOf,
+      fields: { orderDate, value, currency, sourceName, tags, paymentGateway, financialStatus, items },
+      defaults: { financialStatus: 'paid' },
+      refunds: order.refunds,
+      customer: order.customer,
+    },
+  };
+}

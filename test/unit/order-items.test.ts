@@ -3,7 +3,7 @@ import { toValidationIssues } from '../../shared/http/zod-issues';
 import { mergeOrder, type OrderState } from '../../shared/orders/merge-order';
 import { orderImportSchema, type OrderUpdate } from '../../shared/orders/order';
 import { orderUpdateFromEvent, orderUpdateFromImport } from '../../shared/orders/order-updates';
-import { toQueryOrder } from '../../shared/store/query-read-models';
+import { toQueryOrder } from '../../shared/analytics/store/order-store';
 import { trackingEventSchema } from '../../shared/tracking/event-schema';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 

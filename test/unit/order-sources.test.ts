@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrderUpdate } from '../../shared/orders/order';
-import { foldSources } from '../../shared/store/order-repository';
+import { foldSources } from '../../shared/orders/order-sources';
 
 const update = fc.record({
   orderId: fc.constant('o1'),

@@ -2,6 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../../store/condition-failure';
 import { documentClient, tableName } from '../../store/dynamo-client';
 import { queryAll } from '../../store/query-all';
+import { partitionNameOf } from './tables';
 
 /**
  * Which Parquet files of a pixel's table are live, per UTC date: one DynamoDB item per pixel,
@@ -19,7 +20,8 @@ import { queryAll } from '../../store/query-all';
 export const partitionKeyOf = (pixelId: string, table: string) => `PIXEL#${pixelId}#PARQUET#${table}`;
 
 /** Object key of a file of a table's partition: Hive-style, so Athena and Spark read the layout as it is. */
-export const fileKeyOf = (table: string, pixelId: string, date: string, name: string) => `${table}/pixel=${pixelId}/date=${date}/${name}.parquet`;
+export const fileKeyOf = (table: string, pixelId: string, partition: string, name: string) =>
+  `${table}/pixel=${pixelId}/${partitionNameOf(table)}=${partition}/${name}.parquet`;
 
 export interface PartitionFiles {
   date: string;
@@ -38,6 +40,35 @@ export async function addFiles(pixelId: string, table: string, date: string, nam
       ExpressionAttributeValues: { ':names': new Set(names), ':one': 1 },
     }),
   );
+}
+
+/**
+ * Adds files to a partition's live set if it is still at `version` (0: no file was ever added):
+ * false when it changed meanwhile, and nothing is written. For a writer whose file depends on
+ * what it read (a new version of an order): it reads again and starts over.
+ */
+export async function addFilesAt(pixelId: string, table: string, partition: string, version: number, names: readonly string[]): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: partitionKeyOf(pixelId, table), SK: partition },
+        UpdateExpression: 'ADD files :names, version :one',
+        ConditionExpression: version === 0 ? 'attribute_not_exists(version)' : 'version = :version',
+        ExpressionAttributeValues: { ':names': new Set(names), ':one': 1, ...(version === 0 ? {} : { ':version': version }) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** One partition's live files and version (version 0 and no files: nothing was ever added). */
+export async function partitionFiles(pixelId: string, table: string, partition: string): Promise<PartitionFiles> {
+  const [found] = await liveFilesWithEmpty(pixelId, table, partition, partition);
+  return found ?? { date: partition, files: [], version: 0 };
 }
 
 /**
@@ -75,14 +106,17 @@ export async function replaceFiles(pixelId: string, table: string, date: string,
 
 /** The live files of every date from `from` to `to` (UTC dates, both included) that has any. */
 export async function liveFiles(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
+  return (await liveFilesWithEmpty(pixelId, table, from, to)).filter((partition) => partition.files.length > 0);
+}
+
+async function liveFilesWithEmpty(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': partitionKeyOf(pixelId, table), ':from': from, ':to': to },
     ConsistentRead: true,
   });
   return items
-    .map((item) => ({ date: item.SK as string, files: [...((item.files as Set<string> | undefined) ?? [])].sort(), version: Number(item.version ?? 0) }))
-    .filter((partition) => partition.files.length > 0);
+    .map((item) => ({ date: item.SK as string, files: [...((item.files as Set<string> | undefined) ?? [])].sort(), version: Number(item.version ?? 0) }));
 }
 
 /** Every date of a pixel's table that has files, oldest first. */

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from './duckdb';
-import { liveFiles, fileKeyOf } from './partitions';
+import { liveFiles, fileKeyOf, type PartitionFiles } from './partitions';
 import { analyticsStore } from './store-config';
 import type { TableDefinition } from './tables';
 
@@ -16,8 +16,18 @@ export async function registerTableView(
   range: { from: string; to: string },
   view: string,
 ): Promise<number> {
+  return registerFilesView(connection, table, pixelId, await liveFiles(pixelId, table.name, range.from, range.to), view);
+}
+
+/** `registerTableView` over partitions' files already listed (a writer reads exactly the files of the version it read). */
+export async function registerFilesView(
+  connection: DuckDBConnection,
+  table: TableDefinition,
+  pixelId: string,
+  partitions: readonly PartitionFiles[],
+  view: string,
+): Promise<number> {
   const store = analyticsStore();
-  const partitions = await liveFiles(pixelId, table.name, range.from, range.to);
   const paths = await Promise.all(partitions.flatMap(({ date, files }) => files.map((name) => store.localPath(fileKeyOf(table.name, pixelId, date, name)))));
   const columns = table.columns.map((column) => `"${column.name}"`).join(', ');
   const source =

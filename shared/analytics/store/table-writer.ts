@@ -44,19 +44,26 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
  * stores the same files again and adds nothing new, so a retried projection is harmless.
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
-  const store = analyticsStore();
   // Two dates at a time: handing rows to the engine runs on the event loop, and a seed of many
   // days at once would hold it long enough for the process's other calls to time out.
   await mapWithConcurrency([...rowsByDate], WRITE_CONCURRENCY, async ([date, rows]) => {
     if (rows.length === 0) return;
-    const path = await writeParquetFile(table, rows);
-    try {
-      await store.putFile(fileKeyOf(table.name, pixelId, date, name), path);
-    } finally {
-      await rm(path, { force: true });
-    }
+    await storeFile(table, pixelId, date, name, rows);
     await addFiles(pixelId, table.name, date, [name]);
   });
+}
+
+/**
+ * Writes rows as a file of a pixel's table partition and stores it, without making it live: the
+ * caller adds it to the partition's live set (partitions.ts), unconditionally or on a version.
+ */
+export async function storeFile(table: TableDefinition, pixelId: string, partition: string, name: string, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  const path = await writeParquetFile(table, rows);
+  try {
+    await analyticsStore().putFile(fileKeyOf(table.name, pixelId, partition, name), path);
+  } finally {
+    await rm(path, { force: true });
+  }
 }
 
 const WRITE_CONCURRENCY = 2;

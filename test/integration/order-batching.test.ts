@@ -1,3 +1,0 @@
-import { orderBatchingSuite } from '../support/order-batching-suite';
-
-orderBatchingSuite('dynalite');

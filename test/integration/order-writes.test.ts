@@ -1,0 +1,3 @@
+import { orderWritesSuite } from '../support/order-writes-suite';
+
+orderWritesSuite('dynalite');
