@@ -19,7 +19,7 @@ File: one order a line, e.g.
   load: async () => {
     const { importOrdersFile, formatOrderImportSummary, OrderImportFileError } = await import('../shared/orders/import-orders');
     return {
-      importFile: (pixelId, file, onRejection) => importOrdersFile(pixelId, file, { onRejection }),
+      importFile: (pixelId, file, onRejection, progress) => importOrdersFile(pixelId, file, { onRejection, progress }),
       formatRejection,
       formatSummary: formatOrderImportSummary,
       FileError: OrderImportFileError,

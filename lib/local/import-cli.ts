@@ -6,12 +6,20 @@ import { connectStore } from './store-connection';
 
 /** What an import service gives its CLI; loaded only once the store connection is set up. */
 export interface ImportService<Summary extends { rejected: number }> {
-  importFile(pixelId: string, file: string, onRejection: (rejection: ImportRejection) => void): Promise<Summary>;
+  /** Imports the file; an import that counts the lines it has read into `progress.lines` gets progress lines on stderr. */
+  importFile(pixelId: string, file: string, onRejection: (rejection: ImportRejection) => void, progress: ImportProgress): Promise<Summary>;
   formatRejection(rejection: ImportRejection): string;
   formatSummary(pixelId: string, summary: Summary): string;
   /** The error an import throws when the file as a whole is unusable and nothing was stored. */
   FileError: abstract new (...args: never[]) => Error;
 }
+
+export interface ImportProgress {
+  lines: number;
+}
+
+/** How often a long import says how far it got. */
+const PROGRESS_EVERY_MS = 5_000;
 
 /**
  * The shared shape of the import CLIs (`import-ads`, `import-orders`): `--pixel`, `--file`,
@@ -72,8 +80,16 @@ export async function runImportCli<Summary extends { rejected: number }>(options
 
   const store = await connectStore({ table: values.table });
   const service = await options.load();
+  const progress: ImportProgress = { lines: 0 };
+  const started = performance.now();
+  // A long import says how far it got, so a backfill of hours is not a silent terminal.
+  const ticker = setInterval(() => {
+    const seconds = (performance.now() - started) / 1000;
+    console.error(`... ${progress.lines.toLocaleString('en-US')} lines read in ${Math.round(seconds)} s (${Math.round(progress.lines / seconds).toLocaleString('en-US')} a second)`);
+  }, PROGRESS_EVERY_MS);
+  ticker.unref();
   try {
-    const summary = await service.importFile(pixel, file, (rejection) => console.error(service.formatRejection(rejection)));
+    const summary = await service.importFile(pixel, file, (rejection) => console.error(service.formatRejection(rejection)), progress);
     console.log(service.formatSummary(pixel, summary));
     process.exitCode = summary.rejected === 0 ? 0 : 1;
   } catch (error) {
@@ -84,6 +100,7 @@ export async function runImportCli<Summary extends { rejected: number }>(options
     }
     process.exitCode = 1;
   } finally {
+    clearInterval(ticker);
     await store.close();
   }
 }

@@ -30,14 +30,12 @@ export interface OrderImportOptions {
   batchSize?: number;
   /** The time a line without `updatedAt` is current as of. */
   importedAt?: Date;
+  /** Counts the lines read, as they are read, for a caller that reports progress. */
+  progress?: { lines: number };
   /** The read models to update; default every registered one. */
   projectors?: readonly Projector[];
 }
 
-/**
- * A line as a source of its order: keyed by its content, so importing the same line again adds
- * nothing (and keeps the first import's time), while a changed line is a new statement.
- */
 /** An import line as a statement about its order, keyed by its content so a re-import is a repeat. */
 export function importSource(update: OrderUpdate, importedAt: Date): OrderSource {
   const { asOf: _asOf, ...statement } = update;
@@ -48,7 +46,7 @@ export function importSource(update: OrderUpdate, importedAt: Date): OrderSource
 /** The file as a whole cannot be read; nothing was stored. */
 export class OrderImportFileError extends Error {}
 
-const DEFAULT_BATCH_SIZE = 100;
+const DEFAULT_BATCH_SIZE = 20_000;
 
 export async function importOrdersFile(pixelId: string, file: string, options: OrderImportOptions = {}): Promise<OrderImportSummary> {
   const importedAt = options.importedAt ?? new Date();
@@ -72,6 +70,7 @@ export async function importOrdersFile(pixelId: string, file: string, options: O
   };
 
   for await (const line of readJsonLines(file, (message) => new OrderImportFileError(message))) {
+    if (options.progress) options.progress.lines = line.lineNumber;
     const location = `line ${line.lineNumber}`;
     if ('parseError' in line) {
       // The parser's message quotes the line, and a line can hold an email address: not echoed.

@@ -100,21 +100,28 @@ async function upsertBucket(pixelId: string, bucket: string, work: readonly Orde
     const current = await readCurrentRows(pixelId, partition, work.map((one) => one.orderId));
     const outcomes: Outcome[] = [];
     const rows: unknown[][] = [];
+    const versions: string[] = [];
     for (const one of work) {
       const planned = planOrder(one, current.get(one.orderId));
       outcomes.push(planned.outcome);
-      if (planned.row) rows.push(planned.row);
+      if (planned.row) {
+        rows.push(planned.row);
+        versions.push(planned.version!);
+      }
     }
     if (rows.length === 0) return outcomes;
-    const name = fileNameOf(rows);
+    const name = fileNameOf(versions);
     await storeFile(ORDERS_TABLE, pixelId, bucket, name, rows);
     if (await addFilesAt(pixelId, ORDERS_TABLE.name, bucket, partition.version, [name])) return outcomes;
   }
   throw new RetryableFault(`orders of bucket ${bucket} kept changing under concurrent writes`);
 }
 
-/** The merge rules applied to one order's current row: nothing to write, or its next version. */
-function planOrder({ orderId, sources, retractions }: OrderWork, current: CurrentRow | undefined): { outcome: Outcome; row?: unknown[] } {
+/**
+ * The merge rules applied to one order's current row: nothing to write, or its next version's
+ * row and what identifies it (the order, the revision and each statement's key and position).
+ */
+function planOrder({ orderId, sources, retractions }: OrderWork, current: CurrentRow | undefined): { outcome: Outcome; row?: unknown[]; version?: string } {
   const live = current !== undefined && !current.deleted;
   const { merged, changed } = applySources(current?.sources ?? {}, sources, retractions);
   if (!changed) {
@@ -125,12 +132,19 @@ function planOrder({ orderId, sources, retractions }: OrderWork, current: Curren
   const revision = (current?.revision ?? 0) + 1;
   if (Object.keys(merged).length === 0) {
     // Only taken-back statements were left: the order never existed.
-    return { outcome: { outcome: 'updated', deleted: { orderId, version: revision } }, row: tombstoneRow(orderId, revision) };
+    return { outcome: { outcome: 'updated', deleted: { orderId, version: revision } }, row: tombstoneRow(orderId, revision), version: versionOf(orderId, revision, merged) };
   }
   const next = foldSources(merged);
   const outcome = !live ? 'created' : fingerprint(foldSources(current.sources)) === fingerprint(next) ? 'unchanged' : 'updated';
-  return { outcome: { outcome, order: { order: next.order, version: revision } }, row: orderRow(next, merged, revision) };
+  return { outcome: { outcome, order: { order: next.order, version: revision } }, row: orderRow(next, merged, revision), version: versionOf(orderId, revision, merged) };
 }
+
+/** What makes a version's row: its order, revision and statements (a statement is its key and log position). */
+const versionOf = (orderId: string, revision: number, sources: StoredSources) =>
+  `${orderId}\u0000${revision}\u0000${Object.entries(sources)
+    .map(([key, source]) => `${key}@${source.pos}`)
+    .sort()
+    .join('\u0000')}`;
 
 /**
  * Stores orders that do not exist yet (demo data, benchmark datasets), folded exactly as
@@ -139,16 +153,19 @@ function planOrder({ orderId, sources, retractions }: OrderWork, current: Curren
 export async function writeNewOrders(pixelId: string, sources: readonly OrderSource[]): Promise<VersionedOrder[]> {
   const byOrder = new Map<string, StoredSources>();
   for (const { key, ...source } of sources) byOrder.set(source.update.orderId, { ...byOrder.get(source.update.orderId), [key]: source });
-  const byBucket = new Map<string, unknown[][]>();
+  const byBucket = new Map<string, { rows: unknown[][]; versions: string[] }>();
   const written: VersionedOrder[] = [];
   for (const merged of byOrder.values()) {
     const state = foldSources(merged);
     const bucket = bucketOf(ORDERS_TABLE, state.order.orderId);
-    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), orderRow(state, merged, 1)]);
+    const group = byBucket.get(bucket) ?? { rows: [], versions: [] };
+    byBucket.set(bucket, group);
+    group.rows.push(orderRow(state, merged, 1));
+    group.versions.push(versionOf(state.order.orderId, 1, merged));
     written.push({ order: state.order, version: 1 });
   }
-  await mapWithConcurrency([...byBucket], 2, async ([bucket, rows]) => {
-    const name = fileNameOf(rows);
+  await mapWithConcurrency([...byBucket], 2, async ([bucket, { rows, versions }]) => {
+    const name = fileNameOf(versions);
     await storeFile(ORDERS_TABLE, pixelId, bucket, name, rows);
     const { version } = await partitionFiles(pixelId, ORDERS_TABLE.name, bucket);
     if (!(await addFilesAt(pixelId, ORDERS_TABLE.name, bucket, version, [name]))) throw new RetryableFault(`orders of bucket ${bucket} changed while new orders were written`);
@@ -156,10 +173,10 @@ export async function writeNewOrders(pixelId: string, sources: readonly OrderSou
   return written;
 }
 
-/** Named by the rows it holds: the same write makes the same name, another write another. */
-function fileNameOf(rows: ReadonlyArray<readonly unknown[]>): string {
+/** Named by the versions it holds: the same write makes the same name, another write another. */
+function fileNameOf(versions: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const row of rows) hash.update(JSON.stringify(row));
+  for (const version of versions) hash.update(version).update('\u0001');
   return hash.digest('hex').slice(0, 32);
 }
 
