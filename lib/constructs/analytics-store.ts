@@ -3,7 +3,7 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { GLUE_TYPES, EVENTS_TABLE, type TableDefinition } from '../../shared/analytics/store/tables';
+import { allBuckets, GLUE_TYPES, EVENTS_TABLE, ORDERS_TABLE, type TableDefinition } from '../../shared/analytics/store/tables';
 import type { ApiFunction } from './api-function';
 
 /**
@@ -43,10 +43,13 @@ export class AnalyticsStore extends Construct {
       catalogId: account,
       databaseInput: { name: `${props.serviceName.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_analytics`, description: `The analytics store of ${props.serviceName}: Parquet files per pixel and UTC date` },
     });
-    this.describe(EVENTS_TABLE);
+    for (const table of [EVENTS_TABLE, ORDERS_TABLE]) this.describe(table);
   }
 
-  /** A Glue table over one table's files, its partitions (pixel and date) projected from the key layout rather than crawled. */
+  /**
+   * A Glue table over one table's files, its partitions (pixel, and date or bucket) projected from
+   * the key layout rather than crawled.
+   */
   private describe(table: TableDefinition): glue.CfnTable {
     const location = `s3://${this.bucket.bucketName}/${table.name}/`;
     const glueTable = new glue.CfnTable(this, `${table.name.charAt(0).toUpperCase()}${table.name.slice(1)}Table`, {
@@ -56,19 +59,20 @@ export class AnalyticsStore extends Construct {
         name: table.name,
         description: table.description,
         tableType: 'EXTERNAL_TABLE',
-        partitionKeys: [
-          { name: 'pixel', type: 'string', comment: 'The pixel id' },
-          { name: 'date', type: 'string', comment: 'The UTC date, YYYY-MM-DD' },
-        ],
+        partitionKeys: [{ name: 'pixel', type: 'string', comment: 'The pixel id' }, table.buckets ? { name: 'bucket', type: 'string', comment: 'A hash of the row\'s key, 00-' + allBuckets(table).at(-1) } : { name: 'date', type: 'string', comment: 'The UTC date, YYYY-MM-DD' }],
         parameters: {
           classification: 'parquet',
           'projection.enabled': 'true',
           // Pixels are named in each query (`WHERE pixel = '…'`): one pixel's data at a time.
           'projection.pixel.type': 'injected',
-          'projection.date.type': 'date',
-          'projection.date.format': 'yyyy-MM-dd',
-          'projection.date.range': '2020-01-01,NOW',
-          'storage.location.template': `${location}pixel=\${pixel}/date=\${date}/`,
+          ...(table.buckets
+            ? { 'projection.bucket.type': 'enum', 'projection.bucket.values': allBuckets(table).join(','), 'storage.location.template': `${location}pixel=\${pixel}/bucket=\${bucket}/` }
+            : {
+                'projection.date.type': 'date',
+                'projection.date.format': 'yyyy-MM-dd',
+                'projection.date.range': '2020-01-01,NOW',
+                'storage.location.template': `${location}pixel=\${pixel}/date=\${date}/`,
+              }),
         },
         storageDescriptor: {
           location,

@@ -135,6 +135,14 @@ describe('ApiStack template', () => {
         StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'event_id', Type: 'string', Comment: Match.anyValue() }, { Name: 'ts', Type: 'timestamp', Comment: Match.anyValue() }]) }),
       }),
     });
+    template.hasResourceProperties('AWS::Glue::Table', {
+      TableInput: Match.objectLike({
+        Name: 'orders',
+        PartitionKeys: [Match.objectLike({ Name: 'pixel', Type: 'string' }), Match.objectLike({ Name: 'bucket', Type: 'string' })],
+        Parameters: Match.objectLike({ 'projection.bucket.type': 'enum', 'projection.bucket.values': Match.stringLikeRegexp('^00,01,.*,15$') }),
+        StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'order_id', Type: 'string', Comment: Match.anyValue() }, { Name: 'revision', Type: 'int', Comment: Match.anyValue() }]) }),
+      }),
+    });
     // The query reads the bucket, the consumer writes it; neither may delete, and no other route touches it.
     const bucketActions = (statements: PolicyStatement[]) =>
       statements.filter((statement) => JSON.stringify(statement.Resource).includes('AnalyticsStoreBucket')).flatMap((statement) => asArray(statement.Action)).sort();

@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 const START = Date.parse('2026-03-01T00:00:00Z');
 const iso = (at: number) => new Date(at).toISOString();
 
-function statement(orderId: string, key: string, at: number, fields: OrderUpdate['fields'], extra: Partial<Pick<OrderUpdate, 'refunds' | 'customer'>> = {}): OrderSource {
+function statement(orderId: string, key: string, at: number, fields: OrderUpdate['fields'], extra: { refunds?: OrderUpdate['refunds']; customer?: Partial<OrderUpdate['customer']> } = {}): OrderSource {
   return {
     key,
     pos: `01KPOS${key}`,
