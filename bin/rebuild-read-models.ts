@@ -11,7 +11,9 @@ import { connectStore } from '../lib/local/store-connection';
 const usage = `Usage:
   npm run rebuild-read-models -- --pixel <id> [--projector <name>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--table <name>]
 Replays the pixel's stored events (UTC days from --from to --to, inclusive; default: the whole
-event retention up to today) and its orders placed in that range through the read models.`;
+event retention up to today) and its orders placed in that range through the read models. Orders
+an earlier version kept as DynamoDB items are moved into the analytics store first: to upgrade,
+give --from the pixel's first order date.`;
 const fail = (message: string, code = 2): never => {
   console.error(message ? `${message}\n\n${usage}` : usage);
   process.exit(code);
@@ -60,7 +62,8 @@ try {
   const summary = await rebuildReadModels(pixelId, { from, to }, projectors);
   console.log(
     `Replayed ${summary.events.toLocaleString('en-US')} events (${summary.entries.toLocaleString('en-US')} log entries) and ` +
-      `${summary.orders.toLocaleString('en-US')} orders of pixel ${pixelId} through ${summary.projectors.join(', ') || 'no read model (none registered)'}`,
+      `${summary.orders.toLocaleString('en-US')} orders of pixel ${pixelId} through ${summary.projectors.join(', ') || 'no read model (none registered)'}` +
+      (summary.movedOrders > 0 ? `, after moving ${summary.movedOrders.toLocaleString('en-US')} orders of an earlier version into the analytics store` : ''),
   );
 } catch (error) {
   console.error(`Rebuild stopped (${store.description}): ${(error as Error).message}\nRunning it again is safe.`);

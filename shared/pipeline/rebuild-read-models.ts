@@ -1,5 +1,9 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { daysBetween, readEventPages } from '../store/event-repository';
-import { readVersionedOrders } from '../analytics/store/order-store';
+import { readVersionedOrders, upsertOrders } from '../analytics/store/order-store';
+import type { OrderSource, StoredSources } from '../orders/order-sources';
+import { bulkDocumentClient, tableName } from '../store/dynamo-client';
+import { queryAll } from '../store/query-all';
 import type { Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
 
@@ -8,6 +12,8 @@ export interface RebuildSummary {
   entries: number;
   events: number;
   orders: number;
+  /** Orders moved from the per-order DynamoDB items of earlier versions into the analytics store. */
+  movedOrders: number;
 }
 
 /**
@@ -21,7 +27,8 @@ export async function rebuildReadModels(
   range: { from: Date; to: Date },
   projectors: readonly Projector[] = readModelProjectors,
 ): Promise<RebuildSummary> {
-  const summary: RebuildSummary = { projectors: projectors.map((projector) => projector.name), entries: 0, events: 0, orders: 0 };
+  const summary: RebuildSummary = { projectors: projectors.map((projector) => projector.name), entries: 0, events: 0, orders: 0, movedOrders: 0 };
+  summary.movedOrders = await moveStoredOrders(pixelId, range);
   for (const day of daysBetween(range.from, range.to)) {
     for (const page of await readEventPages(pixelId, [day])) {
       await runProjectors({ pixelId, entries: [{ entryId: page.entryId, acceptedAt: page.acceptedAt, events: page.events, lost: page.lost, superseded: [] }], orders: [] }, projectors);
@@ -39,4 +46,32 @@ export async function rebuildReadModels(
   }
   summary.orders = orders.length;
   return summary;
+}
+
+/**
+ * Earlier versions kept each order as a DynamoDB item (`PIXEL#<pixelId>#ORDER#<orderId>` /
+ * `ORDER`, listed by order month on GSI1 under `PIXEL#<pixelId>#ORDERS#<YYYY-MM>`) with its
+ * statements in `sources`. Those statements are written to the orders table, with their keys, so
+ * the merge finds them already there when this runs again; then the items are deleted.
+ */
+async function moveStoredOrders(pixelId: string, range: { from: Date; to: Date }): Promise<number> {
+  let moved = 0;
+  for (const month = new Date(Date.UTC(range.from.getUTCFullYear(), range.from.getUTCMonth(), 1)); month < range.to; month.setUTCMonth(month.getUTCMonth() + 1)) {
+    const items = await queryAll({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': `PIXEL#${pixelId}#ORDERS#${month.toISOString().slice(0, 7)}` },
+    });
+    if (items.length === 0) continue;
+    const sources = items
+      .filter((item) => item.deleted !== true && typeof item.sources === 'string')
+      .flatMap((item) => Object.entries(JSON.parse(item.sources as string) as StoredSources).map(([key, source]): OrderSource => ({ key, ...source })));
+    await upsertOrders(pixelId, sources);
+    for (let start = 0; start < items.length; start += 25) {
+      const chunk = items.slice(start, start + 25);
+      await bulkDocumentClient.send(new BatchWriteCommand({ RequestItems: { [tableName()]: chunk.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })) } }));
+    }
+    moved += items.filter((item) => item.deleted !== true).length;
+  }
+  return moved;
 }

@@ -8,6 +8,10 @@ import type { ProjectionBatch, Projector } from '../../shared/pipeline/projector
 import { rebuildReadModels } from '../../shared/pipeline/rebuild-read-models';
 import type { LogEntry } from '../../shared/store/log-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getOrder } from '../../shared/analytics/store/order-store';
+import { documentClient, tableName } from '../../shared/store/dynamo-client';
+import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
 
 beforeAll(async () => {
@@ -78,13 +82,28 @@ describe('read-model projectors', () => {
 
     const rebuilt = new EventsPerDay();
     const summary = await rebuildReadModels('px_rebuild', { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z') }, [rebuilt]);
-    expect(summary).toEqual({ projectors: ['events-per-day'], entries: 2, events: 2, orders: 1 });
+    expect(summary).toEqual({ projectors: ['events-per-day'], entries: 2, events: 2, orders: 1, movedOrders: 0 });
     expect(rebuilt.perDay()).toEqual(live.perDay());
     expect(rebuilt.orders).toEqual(live.orders);
 
     // Replaying again changes nothing.
     await rebuildReadModels('px_rebuild', { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z') }, [rebuilt]);
     expect(rebuilt.perDay()).toEqual(live.perDay());
+  });
+
+  it('move the orders an earlier version kept as DynamoDB items into the analytics store, once', async () => {
+    // An order item as earlier versions wrote it: its statements in `sources`, listed by order month on GSI1.
+    const source = { pos: 'import', at: '2026-03-20T08:00:00.000Z', update: { orderId: 'old-1', asOf: '2026-03-20T08:00:00.000Z', fields: { orderDate: '2026-03-19T10:00:00.000Z', value: 42, currency: 'USD' }, defaults: { financialStatus: 'paid' }, refunds: [], customer: { emailHashes: ['e'], phoneHashes: [], userIds: [] } } };
+    const item = { PK: 'PIXEL#px_upgrade#ORDER#old-1', SK: 'ORDER', GSI1PK: 'PIXEL#px_upgrade#ORDERS#2026-03', GSI1SK: '2026-03-19T10:00:00.000Z#old-1', orderId: 'old-1', version: 3, sources: JSON.stringify({ 'import:abc': source }) };
+    await documentClient.send(new PutCommand({ TableName: tableName(), Item: item }));
+    const seen = new EventsPerDay();
+    const range = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z') };
+    expect(await rebuildReadModels('px_upgrade', range, [seen])).toMatchObject({ orders: 1, movedOrders: 1 });
+    expect(await getOrder('px_upgrade', 'old-1')).toMatchObject({ value: 42, currency: 'USD', orderDate: '2026-03-19T10:00:00.000Z', customer: { emailHashes: ['e'] } });
+    expect(seen.orders).toEqual(new Map([['old-1', 42]]));
+    expect((await wholeTable()).filter((stored) => String(stored.PK).includes('#ORDER#'))).toEqual([]);
+    // Run again: nothing left to move, the same order.
+    expect(await rebuildReadModels('px_upgrade', range, [seen])).toMatchObject({ orders: 1, movedOrders: 0 });
   });
 
   it('fail the batch when one throws, leaving it to be projected again', async () => {
