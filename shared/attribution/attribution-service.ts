@@ -43,7 +43,7 @@ export const attributionReadModelSource: AttributionSource = {
   ads: listAds,
   adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
   adCells: loadAdDayCells,
-  ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false })).placed,
+  ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false, costs: false, customers: options.customers })).placed,
   customerHistory: readCustomerHistory,
   journeys: readRangeJourneys,
 };

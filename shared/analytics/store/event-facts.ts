@@ -1,6 +1,6 @@
 import type { QueryEvent } from '../query-data';
 import type { InstantRange } from '../../time/date-range';
-import { withDuckDB } from './duckdb';
+import { rowObjects, withDuckDB } from './duckdb';
 import { registerTableView, utcDateSpan } from './table-reader';
 import { EVENTS_TABLE } from './tables';
 
@@ -40,7 +40,7 @@ async function readLiveEvents<T>(pixelId: string, range: InstantRange, select: s
        ${select.replace('$FROM', 'FROM live WHERE ts >= make_timestamp($start * 1000) AND ts < make_timestamp($end * 1000)')}`,
       { start: range.start, end: range.end },
     );
-    return result.getRowObjectsJS().map(rowOf);
+    return rowObjects(result).map(rowOf);
   });
 }
 

@@ -7,7 +7,7 @@ import { orderSchema, type Order } from '../../orders/order';
 import { applySources, fingerprint, foldSources, type OrderRetraction, type OrderSource, type StoredSources } from '../../orders/order-sources';
 import { identityKeys } from '../identity-components';
 import type { QueryOrder } from '../query-data';
-import { withDuckDB } from './duckdb';
+import { rowObjects, withDuckDB } from './duckdb';
 import { addFilesAt, liveFiles, partitionFiles, type PartitionFiles } from './partitions';
 import { registerFilesView } from './table-reader';
 import { storeFile } from './table-writer';
@@ -50,8 +50,14 @@ export interface UpsertOrdersResult {
   deleted: DeletedOrder[];
 }
 
-/** The read rule of the orders table, the one definition readers, writers and compaction use: an order id's row of highest revision. */
-export const CURRENT_ORDERS_SQL = (rows: string) => `SELECT * FROM ${rows} QUALIFY row_number() OVER (PARTITION BY order_id ORDER BY revision DESC) = 1`;
+/**
+ * The read rule of the orders table, the one definition readers, writers and compaction use: an
+ * order id's row of highest revision. A revision is written once (each on the version of its
+ * bucket's live set it was folded from), so that row is one row; a semi-join on the highest
+ * revisions lets a reader read only the columns it selects.
+ */
+export const CURRENT_ORDERS_SQL = (rows: string) =>
+  `SELECT * FROM ${rows} SEMI JOIN (SELECT order_id, max(revision) AS revision FROM ${rows} GROUP BY order_id) AS current USING (order_id, revision)`;
 
 /** Attempts of one bucket's write when other writers keep changing it in between. */
 const MAX_ATTEMPTS = 8;
@@ -230,7 +236,7 @@ async function readCurrentRows(pixelId: string, partition: PartitionFiles, order
       { ids: JSON.stringify(orderIds) },
     );
     return new Map(
-      result.getRowObjectsJS().map((row) => [
+      rowObjects(result).map((row) => [
         row.order_id as string,
         { revision: Number(row.revision), deleted: row.deleted === true, sources: row.deleted === true ? {} : (JSON.parse(row.sources as string) as StoredSources) },
       ]),
@@ -260,7 +266,7 @@ function orderOfRow(row: Record<string, unknown>): Order {
     tags: row.tags as string[],
     paymentGateway: row.payment_gateway as string | null,
     financialStatus: row.financial_status as Order['financialStatus'],
-    refunds: JSON.parse(row.refunds as string) as Order['refunds'],
+    refunds: row.refunds === '[]' ? [] : (JSON.parse(row.refunds as string) as Order['refunds']),
     customer: { emailHashes: row.email_hashes as string[], phoneHashes: row.phone_hashes as string[], userIds: row.user_ids as string[] },
     ...optional('items', row.items === null ? null : JSON.parse(row.items as string)),
     ...optional('shippingCost', row.shipping_cost),
@@ -276,7 +282,7 @@ async function selectOrders(pixelId: string, where: string, values: Record<strin
   return withDuckDB(async (connection) => {
     await registerOrders(connection, pixelId);
     const result = await connection.runAndReadAll(`SELECT ${ORDER_SELECT} FROM orders WHERE ${where} ORDER BY order_date, order_id`, values);
-    return result.getRowObjectsJS().map(orderOfRow);
+    return rowObjects(result).map(orderOfRow);
   });
 }
 
@@ -310,25 +316,70 @@ export function toQueryOrder(order: Order): QueryOrder {
   };
 }
 
+/** What a query reads of an order: its lists as JSON text, which the engine's conversion of list values makes several times dearer. */
+const factSelect = (parts: FactParts) => `order_id, epoch_ms(order_date) AS order_ms, value, currency, source_name, CAST(to_json(tags) AS VARCHAR) AS tags,
+  payment_gateway, financial_status, refunds
+  ${parts.customers ? `, CAST(to_json(user_ids) AS VARCHAR) AS user_ids, CAST(to_json(email_hashes) AS VARCHAR) AS email_hashes, CAST(to_json(phone_hashes) AS VARCHAR) AS phone_hashes` : ''}
+  ${parts.costs ? ', items, shipping_cost' : ''}`;
+
+/** Which parts of an order a read builds: items and shipping cost for costing, identifiers for who is new. */
+export interface FactParts {
+  costs: boolean;
+  customers: boolean;
+}
+
+const ALL_PARTS: FactParts = { costs: true, customers: true };
+
+const jsonList = (text: unknown): string[] => (text === '[]' || text === null || text === undefined ? [] : (JSON.parse(text as string) as string[]));
+
+function factOfRow(row: Record<string, unknown>, parts: FactParts): QueryOrder {
+  const orderTime = Number(row.order_ms);
+  const fact: QueryOrder = {
+    orderId: row.order_id as string,
+    orderDate: new Date(orderTime).toISOString(),
+    orderTime,
+    value: row.value as number | null,
+    currency: row.currency as string | null,
+    sourceName: row.source_name as string | null,
+    tags: jsonList(row.tags),
+    paymentGateway: row.payment_gateway as string | null,
+    financialStatus: row.financial_status as QueryOrder['financialStatus'],
+    refunds: row.refunds === '[]' ? [] : (JSON.parse(row.refunds as string) as QueryOrder['refunds']).map(({ amount, processedAt }) => ({ amount, processedAt })),
+    customer: parts.customers ? { userIds: jsonList(row.user_ids), emailHashes: jsonList(row.email_hashes), phoneHashes: jsonList(row.phone_hashes) } : { userIds: [], emailHashes: [], phoneHashes: [] },
+  };
+  if (parts.costs) {
+    const items = row.items === null ? [] : (JSON.parse(row.items as string) as NonNullable<Order['items']>);
+    if (items.length > 0) fact.items = items.map(({ sku, quantity, price, cost }) => ({ ...(sku === undefined ? {} : { sku }), quantity, price, ...(cost === undefined ? {} : { cost }) }));
+    if (row.shipping_cost !== null) fact.shippingCost = row.shipping_cost as number;
+  }
+  return fact;
+}
+
 /**
  * What the query, cohort and attribution reads need of [from, to): the orders placed in it and,
- * with `refunded`, the orders with a refund processed in it.
+ * with `refunded`, the orders with a refund processed in it; of each, only the parts asked for.
  */
-export async function readOrderFacts(pixelId: string, from: number, to: number, options: { refunded: boolean }): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
+export async function readOrderFacts(
+  pixelId: string,
+  from: number,
+  to: number,
+  options: { refunded: boolean } & Partial<FactParts>,
+): Promise<{ placed: QueryOrder[]; refunded: QueryOrder[] }> {
+  const parts: FactParts = { costs: options.costs ?? true, customers: options.customers ?? true };
   return withDuckDB(async (connection) => {
     await registerOrders(connection, pixelId);
     const placedWhere = `order_date >= make_timestamp($from * 1000) AND order_date < make_timestamp($to * 1000)`;
     const refundedWhere = `last_refund_at >= make_timestamp($from * 1000) AND first_refund_at < make_timestamp($to * 1000)`;
     const result = await connection.runAndReadAll(
-      `SELECT ${ORDER_SELECT}, (${placedWhere}) AS placed FROM orders
+      `SELECT ${factSelect(parts)}, (${placedWhere}) AS placed FROM orders
        WHERE (${placedWhere}) ${options.refunded ? `OR (${refundedWhere})` : ''} ORDER BY order_date, order_id`,
       { from, to },
     );
     const placed: QueryOrder[] = [];
     const refunded: QueryOrder[] = [];
     const [start, end] = [new Date(from).toISOString(), new Date(to).toISOString()];
-    for (const row of result.getRowObjectsJS()) {
-      const order = toQueryOrder(orderOfRow(row));
+    for (const row of rowObjects(result)) {
+      const order = factOfRow(row, parts);
       if (row.placed === true) placed.push(order);
       if (options.refunded && order.refunds.some((refund) => refund.processedAt >= start && refund.processedAt < end)) refunded.push(order);
     }
@@ -352,12 +403,12 @@ export async function readCustomerHistory(pixelId: string, orders: readonly Quer
            SELECT unnest(from_json($keys, '["VARCHAR"]'))
            UNION
            SELECT other.key FROM reached JOIN links AS mine ON mine.key = reached.key JOIN links AS other ON other.order_id = mine.order_id)
-       SELECT ${ORDER_SELECT} FROM orders
+       SELECT ${factSelect(ALL_PARTS)} FROM orders
        WHERE order_id IN (SELECT order_id FROM links JOIN reached USING (key)) OR order_id IN (SELECT unnest(from_json($ids, '["VARCHAR"]')))
        ORDER BY order_date, order_id`,
       { keys: JSON.stringify([...new Set(orders.flatMap((order) => identityKeys(order.customer)))]), ids: JSON.stringify(orders.map((order) => order.orderId)) },
     );
-    return result.getRowObjectsJS().map((row) => toQueryOrder(orderOfRow(row)));
+    return rowObjects(result).map((row) => factOfRow(row, ALL_PARTS));
   });
 }
 
@@ -382,7 +433,7 @@ export async function readVersionedOrders(pixelId: string, from: Date, to: Date)
     );
     const orders: VersionedOrder[] = [];
     const deleted: DeletedOrder[] = [];
-    for (const row of result.getRowObjectsJS()) {
+    for (const row of rowObjects(result)) {
       if (row.deleted === true) deleted.push({ orderId: row.order_id as string, version: Number(row.revision) });
       else orders.push({ order: orderOfRow(row), version: Number(row.revision) });
     }
