@@ -135,10 +135,19 @@ describe('ApiStack template', () => {
         StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'event_id', Type: 'string', Comment: Match.anyValue() }, { Name: 'ts', Type: 'timestamp', Comment: Match.anyValue() }]) }),
       }),
     });
-    // The query reads the bucket, the consumer writes it; neither may delete, and no other route touches it.
+    // The imported facts have theirs too, each with its import id (for the read rule).
+    for (const name of ['ads', 'ad_hours', 'fx_rates', 'sku_costs']) {
+      template.hasResourceProperties('AWS::Glue::Table', {
+        TableInput: Match.objectLike({ Name: name, StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'import_id', Type: 'string', Comment: Match.anyValue() }]) }) }),
+      });
+    }
+    template.hasResourceProperties('AWS::Glue::Table', {
+      TableInput: Match.objectLike({ Name: 'ad_hours', StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'hour', Type: 'timestamp', Comment: Match.anyValue() }, { Name: 'ad_key', Type: 'bigint', Comment: Match.anyValue() }]) }) }),
+    });
+    // The analytics routes read the bucket, the consumer writes it; neither may delete, and no other route touches it.
     const bucketActions = (statements: PolicyStatement[]) =>
       statements.filter((statement) => JSON.stringify(statement.Resource).includes('AnalyticsStoreBucket')).flatMap((statement) => asArray(statement.Action)).sort();
-    expect(bucketActions(policyStatementsOf('query'))).toEqual(['s3:GetObject', 's3:ListBucket']);
+    for (const routeId of ['query', 'queryAds', 'queryAttribution', 'queryCohortAnalysis'] as const) expect(bucketActions(policyStatementsOf(routeId)), routeId).toEqual(['s3:GetObject', 's3:ListBucket']);
     const consumerPolicy = resourceOf(stack.workers.get('projectPending')!.role.node.findChild('DefaultPolicy'));
     expect(bucketActions((consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(bucketActions(policyStatementsOf('getAccount'))).toEqual([]);
