@@ -7,10 +7,7 @@ export async function getAccount(pixelId: string): Promise<Account> {
   return (await loadAccount(pixelId))?.account ?? defaultAccount();
 }
 
-/**
- * The pixel's reporting time zone, by the runtime's canonical name (as request zones are): the
- * zone whose daily ad rollups are kept besides UTC.
- */
+/** The pixel's reporting time zone, by the runtime's canonical name (as request zones are). */
 export async function reportingTimeZone(pixelId: string): Promise<string> {
   return canonicalTimeZone((await getAccount(pixelId)).timezone) ?? 'UTC';
 }

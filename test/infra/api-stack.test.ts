@@ -142,7 +142,7 @@ describe('ApiStack template', () => {
       });
     }
     template.hasResourceProperties('AWS::Glue::Table', {
-      TableInput: Match.objectLike({ Name: 'ad_hours', StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'hour', Type: 'timestamp', Comment: Match.anyValue() }, { Name: 'ad_key', Type: 'bigint', Comment: Match.anyValue() }]) }) }),
+      TableInput: Match.objectLike({ Name: 'ad_hours', StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'ad_key', Type: 'bigint', Comment: Match.anyValue() }, { Name: 'hour', Type: 'timestamp', Comment: Match.anyValue() }]) }) }),
     });
     // The analytics routes read the bucket, the consumer writes it; neither may delete, and no other route touches it.
     const bucketActions = (statements: PolicyStatement[]) =>
@@ -503,12 +503,9 @@ describe('ApiStack template', () => {
       ]);
     });
 
-    it('queryAds: reads settings, rates, the ad directory and ad metrics; writes nothing but its key counter', () => {
+    it('queryAds: reads the analytics store\'s live files (ads, hours, rates); writes nothing but its key counter', () => {
       expect(tableStatementsOf('queryAds')).toEqual([
-        { Sid: 'PixelHeadRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: { ...like('PIXEL#*'), 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['PIXEL#*#*'] } } },
-        { Sid: 'FxRatesRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#FX') },
-        { Sid: 'AdDirectoryRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#ADS') },
-        { Sid: 'AdMetricsRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#AD#*') },
+        { Sid: 'AnalyticsPartitionsRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#PARQUET#*') },
         keyCounting(),
       ]);
     });
