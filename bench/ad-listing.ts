@@ -6,7 +6,7 @@ import type { AdListingCase, AdListingDataset, QueryAdsResponse } from './ad-lis
 import { startBenchStore, type StoreMode } from './bench-store';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,7 +96,7 @@ export async function prepareAdListing(options: {
     rmSync(serverDir, { recursive: true, force: true });
   };
   const prepareData = async () => {
-    const serverBundle = await bundleServer(serverDir);
+    const serverBundle = await bundleServer(serverDir, options.projectRoot);
     await ensureTable(store.endpoint, config.tableName);
     // Query-ads publishes no events, so no EventBridge stand-in is needed.
     useLocalServices(config, { dynamodb: store.endpoint });
@@ -327,10 +327,14 @@ async function measureCase(
 
 /**
  * Bundles the serving process (ad-listing-server.ts: the query-ads handler and a small driver)
- * with the deployed esbuild settings, laid out like a Lambda asset (CommonJS, source map beside).
+ * with the deployed esbuild settings, laid out like a Lambda asset (CommonJS, source map beside,
+ * the analytics engine's packages reachable beside it).
  */
-async function bundleServer(dir: string): Promise<string> {
+async function bundleServer(dir: string, projectRoot: string): Promise<string> {
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  // The analytics engine is not bundled (a native module): it is found beside the bundle, as the
+  // function's asset ships it.
+  symlinkSync(join(projectRoot, 'node_modules'), join(dir, 'node_modules'));
   const file = join(dir, 'index.js');
   const result = await build(esbuildOptions(fileURLToPath(new URL('./ad-listing-server.ts', import.meta.url)), file));
   if (result.errors.length > 0) throw new Error(`esbuild failed for the ad-listing server: ${result.errors.map((error) => error.text).join('; ')}`);

@@ -8,8 +8,8 @@ import type { InstantRange } from '../../time/date-range';
 import { newEventId } from '../../tracking/event-id';
 import { sqlString, withDuckDB } from './duckdb';
 import { fxRateRow, FX_RATES_LAYOUT } from './fx-rates';
-import { ALL_DATES, liveTableFiles, selectFrom, versionOf, type LiveFile } from './table-files';
-import { TableImport, utcDateOf } from './table-import';
+import { ALL_DATES, liveTableFiles, selectFrom, utcDateOf, versionOf, type LiveFile } from './table-files';
+import { TableImport } from './table-import';
 import { ADS_TABLE, AD_HOURS_TABLE, FX_RATES_TABLE } from './tables';
 import type { FxRatesEntry } from '../../schemas/ad-import';
 
@@ -51,42 +51,29 @@ const ADS_LAYOUT = { key: ['platform', 'ad_id'], sortBy: ['platform', 'ad_id'] }
  */
 export class AdFactsImport {
   readonly importId: string;
-  private readonly importedAt: Date;
   private readonly hours: TableImport;
   private readonly ads: TableImport;
   private readonly rates: TableImport;
 
   constructor(pixelId: string, now: Date = new Date(), options: { chunkRows?: number } = {}) {
-    this.importedAt = now;
     this.importId = newEventId(now);
-    this.hours = new TableImport(AD_HOURS_TABLE, pixelId, this.importId, AD_HOURS_LAYOUT, options.chunkRows);
-    this.ads = new TableImport(ADS_TABLE, pixelId, this.importId, ADS_LAYOUT);
-    this.rates = new TableImport(FX_RATES_TABLE, pixelId, this.importId, FX_RATES_LAYOUT);
+    this.hours = new TableImport(AD_HOURS_TABLE, pixelId, this.importId, now, AD_HOURS_LAYOUT, options.chunkRows);
+    this.ads = new TableImport(ADS_TABLE, pixelId, this.importId, now, ADS_LAYOUT);
+    this.rates = new TableImport(FX_RATES_TABLE, pixelId, this.importId, now, FX_RATES_LAYOUT);
   }
 
   async addAd({ hourly, ...ad }: AdImport): Promise<void> {
     const adKey = adKeyOf(ad);
-    await this.ads.add(utcDateOf(this.importedAt.getTime()), adRow(ad, adKey, this.importedAt, this.importId));
+    await this.ads.add(adRow(ad, adKey));
     for (const hour of hourly ?? []) {
-      await this.hours.add(utcDateOf(hour.hour), [
-        ad.platform,
-        ad.adId,
-        adKey,
-        new Date(hour.hour),
-        hour.spend,
-        hour.impressions,
-        hour.clicks,
-        hour.conversions,
-        hour.conversionValue,
-        this.importId,
-      ]);
+      await this.hours.add([ad.platform, ad.adId, adKey, hour.hour, hour.spend, BigInt(hour.impressions), BigInt(hour.clicks), BigInt(hour.conversions), hour.conversionValue]);
     }
   }
 
   async addFxRates(entries: readonly FxRatesEntry[]): Promise<void> {
     for (const entry of entries) {
       for (const [currency, rate] of Object.entries(entry.rates)) {
-        await this.rates.add(utcDateOf(this.importedAt.getTime()), fxRateRow(entry.date, currency, rate, this.importedAt, this.importId));
+        await this.rates.add(fxRateRow(entry.date, currency, rate));
       }
     }
   }
@@ -107,8 +94,9 @@ export class AdFactsImport {
   }
 }
 
-function adRow(ad: Ad, adKey: bigint, importedAt: Date, importId: string): unknown[] {
-  const row: Record<(typeof ADS_TABLE.columns)[number]['name'], unknown> = {
+/** An ad as a row of the ads table (as TableImport stages it: without the import's own columns). */
+function adRow(ad: Ad, adKey: bigint): unknown[] {
+  const row: Record<Exclude<(typeof ADS_TABLE.columns)[number]['name'], 'imported_at' | 'import_id'>, unknown> = {
     platform: ad.platform,
     ad_id: ad.adId,
     ad_key: adKey,
@@ -128,10 +116,8 @@ function adRow(ad: Ad, adKey: bigint, importedAt: Date, importId: string): unkno
     amount_spent: ad.amountSpent ?? null,
     created_at: ad.createdAt,
     updated_at: ad.updatedAt,
-    imported_at: importedAt,
-    import_id: importId,
   };
-  return ADS_TABLE.columns.map((column) => row[column.name]);
+  return Object.values(row);
 }
 
 /**

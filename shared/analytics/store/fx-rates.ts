@@ -14,16 +14,9 @@ export const LIVE_FX_RATES_SQL = (rows: string) => `SELECT * FROM (${rows}) QUAL
 
 export const FX_RATES_LAYOUT = { key: ['date', 'currency'], sortBy: ['date', 'currency'] } as const;
 
-/** A rate as a row of the fx_rates table, in its column order. */
-export function fxRateRow(date: string, currency: string, unitsPerUsd: number, importedAt: Date, importId: string): unknown[] {
-  const row: Record<(typeof FX_RATES_TABLE.columns)[number]['name'], unknown> = {
-    date: new Date(`${date}T00:00:00Z`),
-    currency,
-    units_per_usd: unitsPerUsd,
-    imported_at: importedAt,
-    import_id: importId,
-  };
-  return FX_RATES_TABLE.columns.map((column) => row[column.name]);
+/** A rate as a row of the fx_rates table (as TableImport stages it: without the import's own columns). */
+export function fxRateRow(date: string, currency: string, unitsPerUsd: number): unknown[] {
+  return [date, currency, unitsPerUsd];
 }
 
 /**

@@ -2,7 +2,7 @@ import type { SkuCost } from '../../schemas/cost-settings';
 import { newEventId } from '../../tracking/event-id';
 import { withDuckDB } from './duckdb';
 import { ALL_DATES, liveTableFiles, selectFrom } from './table-files';
-import { TableImport, utcDateOf } from './table-import';
+import { TableImport } from './table-import';
 import { SKU_COSTS_TABLE } from './tables';
 
 /**
@@ -16,21 +16,9 @@ export const LIVE_SKU_COSTS_SQL = (rows: string) => `SELECT * FROM (${rows}) QUA
 export async function writeSkuCosts(pixelId: string, lines: readonly SkuCost[], now: Date = new Date()): Promise<void> {
   if (lines.length === 0) return;
   const importId = newEventId(now);
-  const writer = new TableImport(SKU_COSTS_TABLE, pixelId, importId, { key: ['sku', 'effective_from'], sortBy: ['sku', 'effective_from'] });
-  const asDate = (date: string) => new Date(`${date}T00:00:00Z`);
+  const writer = new TableImport(SKU_COSTS_TABLE, pixelId, importId, now, { key: ['sku', 'effective_from'], sortBy: ['sku', 'effective_from'] });
   try {
-    for (const line of lines) {
-      const row: Record<(typeof SKU_COSTS_TABLE.columns)[number]['name'], unknown> = {
-        sku: line.sku,
-        effective_from: asDate(line.effectiveFrom),
-        effective_to: line.effectiveTo === undefined ? null : asDate(line.effectiveTo),
-        cost: line.cost,
-        currency: line.currency,
-        imported_at: now,
-        import_id: importId,
-      };
-      await writer.add(utcDateOf(now.getTime()), SKU_COSTS_TABLE.columns.map((column) => row[column.name]));
-    }
+    for (const line of lines) await writer.add([line.sku, line.effectiveFrom, line.effectiveTo ?? null, line.cost, line.currency]);
     await writer.finish();
   } finally {
     await writer.discard();

@@ -36,3 +36,6 @@ export function selectFrom(table: TableDefinition, files: readonly LiveFile[]): 
   const columns = table.columns.map((column) => `"${column.name}"`).join(', ');
   return `SELECT ${columns} FROM read_parquet([${files.map((file) => sqlString(file.path)).join(', ')}], union_by_name = true, hive_partitioning = false)`;
 }
+
+/** UTC date (`YYYY-MM-DD`) of an instant in epoch milliseconds. */
+export const utcDateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
