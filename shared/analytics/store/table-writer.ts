@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mapWithConcurrency } from '../../map-with-concurrency';
 import { withDuckDB, sqlString } from './duckdb';
 import { analyticsStore } from './store-config';
 import { addFiles, fileKeyOf } from './partitions';
@@ -44,16 +45,18 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
   const store = analyticsStore();
-  await Promise.all(
-    [...rowsByDate].map(async ([date, rows]) => {
-      if (rows.length === 0) return;
-      const path = await writeParquetFile(table, rows);
-      try {
-        await store.putFile(fileKeyOf(table.name, pixelId, date, name), path);
-      } finally {
-        await rm(path, { force: true });
-      }
-      await addFiles(pixelId, table.name, date, [name]);
-    }),
-  );
+  // Two dates at a time: handing rows to the engine runs on the event loop, and a seed of many
+  // days at once would hold it long enough for the process's other calls to time out.
+  await mapWithConcurrency([...rowsByDate], WRITE_CONCURRENCY, async ([date, rows]) => {
+    if (rows.length === 0) return;
+    const path = await writeParquetFile(table, rows);
+    try {
+      await store.putFile(fileKeyOf(table.name, pixelId, date, name), path);
+    } finally {
+      await rm(path, { force: true });
+    }
+    await addFiles(pixelId, table.name, date, [name]);
+  });
 }
+
+const WRITE_CONCURRENCY = 2;
