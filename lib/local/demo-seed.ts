@@ -28,7 +28,7 @@ const demoOptions = (clock: Date) => ({ ...DEMO_DEFAULTS, end: clock });
  */
 export const demoSeedSteps: readonly SeedStep[] = [
   {
-    description: `daily exchange rates and ${DEMO_DEFAULTS.ads} ads (${DEMO_DEFAULTS.days} days of hourly metrics)`,
+    description: `daily exchange rates, ${DEMO_DEFAULTS.ads} ads (${DEMO_DEFAULTS.days} days of hourly metrics)`,
     run: async (pixelId, clock) => {
       const writer = new AdFactsImport(pixelId);
       try {
