@@ -72,9 +72,10 @@ export const EVENTS_TABLE = {
 /*
  * The imported facts: ads, their hourly metrics, exchange rates and SKU costs. Every row carries
  * the import that wrote it (`import_id`, a ULID taken when the import starts, so later imports
- * sort after earlier ones); the read rule of each (ad-facts.ts) keeps, for each key, the row of
- * the latest import. An import writes one file per UTC date it touches, named by its import id,
- * holding each key at most once (its own repeats resolved by the same rule before it is stored).
+ * sort after earlier ones); the read rule of each (ad-facts.ts, fx-rates.ts, sku-costs.ts) keeps,
+ * for each key, the row of the latest import. An import writes one file per UTC date it touches,
+ * named by its import id, holding each key at most once (its own repeats resolved by the same
+ * rule before it is stored).
  */
 const IMPORT_ID = { name: 'import_id', type: 'VARCHAR', description: 'The import that wrote the row: a ULID, later imports sorting after earlier ones; for each key the latest import\u2019s row is the live one' } as const;
 const AD_KEY = [
