@@ -210,11 +210,11 @@ async function liveHoursSql(connection: DuckDBConnection, pixelId: string, ads: 
   return parts.join(' UNION ALL ');
 }
 
-/** Runs `work` with `ads` in a table (ord = index in `ads`), dropped afterwards. */
+/** Runs `work` with `ads` in a temporary table of the connection (ord = index in `ads`), dropped afterwards. */
 async function withPageTable<T>(connection: DuckDBConnection, ads: readonly Ad[], work: (table: string) => Promise<T>): Promise<T> {
   const { DuckDBDataChunkWriter, JSToDuckDBValueConverter } = await import('@duckdb/node-api');
   const table = `page_ads_${randomUUID().replaceAll('-', '')}`;
-  await connection.run(`CREATE TABLE ${table} (ord INTEGER, platform VARCHAR, ad_id VARCHAR, ad_key BIGINT)`);
+  await connection.run(`CREATE TEMP TABLE ${table} (ord INTEGER, platform VARCHAR, ad_id VARCHAR, ad_key BIGINT)`);
   try {
     const appender = await connection.createAppender(table);
     const writer = DuckDBDataChunkWriter.forAppender(appender, { converter: JSToDuckDBValueConverter });

@@ -86,7 +86,7 @@ export class TableImport {
     const target = join(this.dir, final ? 'merged' : `chunk-${String(this.chunks++).padStart(6, '0')}`);
     const stagedType = (column: Column) => (column.type === 'TIMESTAMP' ? 'DOUBLE' : column.type === 'DATE' ? 'VARCHAR' : column.type);
     await withDuckDB(async (connection) => {
-      await connection.run(`CREATE TABLE ${staging} (${this.inputColumns.map((column) => `"${column.name}" ${stagedType(column)}`).join(', ')}, _seq DOUBLE)`);
+      await connection.run(`CREATE TEMP TABLE ${staging} (${this.inputColumns.map((column) => `"${column.name}" ${stagedType(column)}`).join(', ')}, _seq DOUBLE)`);
       try {
         const appender = await connection.createAppender(staging);
         const types = Array.from({ length: appender.columnCount }, (_, index) => appender.columnType(index));
