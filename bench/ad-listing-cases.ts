@@ -16,9 +16,7 @@ export interface AdListingDataset {
   /** Fixed, so that runs on different days store the same data and ask the same questions. */
   end: Date;
   seed: number;
-  /** Ads per `upsertAds` call while importing. */
-  importBatch: number;
-  /** The pixel's reporting time zone (account setting), set before the import: its days are rolled up. */
+  /** The pixels' reporting time zone (account setting), the zone the cases ask in. */
   reportingZone: string;
   /**
    * A second pixel with fewer ads and a longer history: the 90 + 90-day page, and the same page as
@@ -33,7 +31,6 @@ export const adListingDataset: AdListingDataset = {
   days: 90,
   end: new Date('2026-03-01T00:00:00Z'),
   seed: 20_260_301,
-  importBatch: 100,
   reportingZone: 'America/New_York',
   history: { pixelId: 'px_bench_ads_history', ads: 500, days: 365 },
 };
@@ -52,12 +49,6 @@ export interface AdListingCase {
   id: string;
   /** Which pixel it asks: the main one (default) or the one with the long history. */
   pixel?: 'main' | 'history';
-  /**
-   * Asks with the pixel's rollups flag cleared, as for data stored before rollups existed: the
-   * hours are read, which is how every request was answered before rollups. The old path, side by
-   * side with the new one in the same run.
-   */
-  readsHours?: boolean;
   /** One line for the report. */
   description: string;
   /** Measured requests, after `warmupRequests` unmeasured ones. */
@@ -149,17 +140,6 @@ export const adListingCases: readonly AdListingCase[] = [
     // With 20 samples the nearest-rank p99 is the slowest request.
     requests: 20,
     warmupRequests: 3,
-    body: pageBody,
-    check: (response, dataset) => checkSeriesPage(response, dataset.ads),
-  },
-  {
-    id: 'page500x10x45x45.hours',
-    description: 'the same page read from the hours (the rollups flag cleared): how every page was read before rollups',
-    readsHours: true,
-    // A comparison without a target of its own, at about a second a request: five keep its median
-    // honest and the whole run inside its time budget.
-    requests: 5,
-    warmupRequests: 1,
     body: pageBody,
     check: (response, dataset) => checkSeriesPage(response, dataset.ads),
   },

@@ -6,7 +6,7 @@ import type { AdListingCase, AdListingDataset, QueryAdsResponse } from './ad-lis
 import { startBenchStore, type StoreMode } from './bench-store';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,12 @@ export interface AdListingResult {
   cases: Record<string, AdListingCaseResult>;
   /** Cases that could not be measured, with why (a 503 past the function's deadline, say). */
   failed: Record<string, string>;
+  /**
+   * The floor of `page500x10x45x45`: the same page's numbers computed by DuckDB directly over a
+   * copy of the pixel's ad_hours Parquet files (no API, no live-file listing, no read rule, no
+   * JSON), and the case's p50 over it.
+   */
+  floor?: { description: string; requests: number; p50Ms: number; p99Ms: number; values: number; ratio: number };
 }
 
 export interface AdListingCaseResult {
@@ -63,14 +69,6 @@ export interface AdListingCaseResult {
 const ROUTE_ID = 'queryAds' as const;
 
 /**
- * Upserts in flight while importing. The generator runs on this thread between them, so with 2 in
- * flight the next batch is generated while the store writes the previous one. 1, 2 and 4 were
- * measured on 2,000 ads and differed by less than the run-to-run noise of a shared 2-core machine
- * (11.5-17.9 s, no order); 2 is kept for the overlap, more would only queue up in the store.
- */
-const IMPORT_CONCURRENCY = 2;
-
-/**
  * The ad-listing section, in two steps. `prepareAdListing` generates the dataset into a fresh
  * in-memory store (and bundles the serving process); the function it resolves to times
  * POST /db-mgmt/api/query-ads through the whole handler, as the latency section does, then stops
@@ -89,29 +87,32 @@ export async function prepareAdListing(options: {
 }): Promise<() => Promise<AdListingResult>> {
   const { dataset, log } = options;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const config = { ...localConfig(), tableName: 'merchant-analytics-bench-ads', eventBusName: 'merchant-analytics-bench' };
-  const store = await startBenchStore(options.storeMode);
   const serverDir = mkdtempSync(join(tmpdir(), 'merchant-analytics-bench-ads-server-'));
+  // The analytics store is a directory of this run's own, never the developer's data directory.
+  const config = { ...localConfig(), tableName: 'merchant-analytics-bench-ads', eventBusName: 'merchant-analytics-bench', analyticsDir: join(serverDir, 'analytics') };
+  const store = await startBenchStore(options.storeMode);
   const close = async () => {
     await store.close();
     rmSync(serverDir, { recursive: true, force: true });
   };
   const prepareData = async () => {
-    const serverBundle = await bundleServer(serverDir);
+    const serverBundle = await bundleServer(serverDir, options.projectRoot);
     await ensureTable(store.endpoint, config.tableName);
     // Query-ads publishes no events, so no EventBridge stand-in is needed.
     useLocalServices(config, { dynamodb: store.endpoint });
 
     log(
       `Generating and importing ${dataset.ads.toLocaleString('en-US')} ads x ${dataset.days} days of hourly metrics ` +
-        `(dynalite in memory, ${options.storeMode}, ${dataset.importBatch} ads per upsert, ${IMPORT_CONCURRENCY} in flight)...`,
+        `(one import into the analytics store, live files in dynalite in memory, ${options.storeMode})...`,
     );
-    // The reporting zone is an account setting; set first, so the import rolls its days up.
     const { updateAccount } = await import('../shared/account/account-service');
     for (const pixelId of [dataset.pixelId, dataset.history.pixelId]) {
       await updateAccount({ pixelId, patch: { timezone: dataset.reportingZone }, apiKeyPk: 'bench', requestTime: new Date() });
     }
     const imported = await importDataset(dataset);
+    // The floor's own copy of the pixel's hours, read without the store.
+    const floorDir = join(serverDir, 'floor');
+    cpSync(join(config.analyticsDir, 'ad_hours', `pixel=${dataset.pixelId}`), floorDir, { recursive: true });
     log(
       `  ${imported.hourlyRows.toLocaleString('en-US')} hourly rows and ${imported.fxDates} exchange-rate dates in ` +
         `${imported.importSeconds.toFixed(1)} s (${imported.generateSeconds.toFixed(1)} s of it generating)`,
@@ -128,9 +129,9 @@ export async function prepareAdListing(options: {
       pixelId,
     });
     const credentials = { main: await credentialsOf(dataset.pixelId), history: await credentialsOf(dataset.history.pixelId) };
-    return { serverBundle, imported, importedHistory, credentials };
+    return { serverBundle, imported, importedHistory, credentials, floorDir };
   };
-  const { serverBundle, imported, importedHistory, credentials } = await prepareData().catch(async (error: unknown) => {
+  const { serverBundle, imported, importedHistory, credentials, floorDir } = await prepareData().catch(async (error: unknown) => {
     await close();
     throw error;
   });
@@ -139,18 +140,24 @@ export async function prepareAdListing(options: {
     try {
       const cases: Record<string, AdListingCaseResult> = {};
       const failed: Record<string, string> = {};
+      let floor: AdListingResult['floor'];
       for (const listingCase of options.cases) {
         log(`  ${listingCase.id}: ${listingCase.warmupRequests} warm-up + ${listingCase.requests} requests...`);
         const pixel = listingCase.pixel ?? 'main';
-        if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, false);
         try {
-          cases[listingCase.id] = await measureCase(listingCase, dataset, credentials[pixel], serverBundle);
+          const measured = await measureCase(listingCase, dataset, credentials[pixel], serverBundle);
+          cases[listingCase.id] = measured.result;
+          if (listingCase.id === FLOOR_CASE) {
+            log(`  ${FLOOR_CASE} floor: the same page computed by DuckDB over a copy of the Parquet files...`);
+            const body = listingCase.body(dataset) as { dateRange: { start: string; end: string }; compareDateRange: { start: string; end: string }; timezone: string; currency: string };
+            const timing = await measureFloor(floorDir, measured.page, body, dataset);
+            floor = { ...timing, ratio: Math.round((measured.result.p50Ms / timing.p50Ms) * 100) / 100 };
+            log(`    floor p50 ${timing.p50Ms} ms (${timing.values.toLocaleString('en-US')} values), the case ${floor.ratio}x it`);
+          }
         } catch (error) {
           // One case past the deadline on a loaded machine must not cost the other figures.
           failed[listingCase.id] = (error as Error).message.slice(0, 300);
           log(`    not measured: ${failed[listingCase.id]}`);
-        } finally {
-          if (listingCase.readsHours) await setRollupsFlag(credentials[pixel].pixelId, true);
         }
       }
       return {
@@ -168,6 +175,7 @@ export async function prepareAdListing(options: {
         peakRssBytes: process.resourceUsage().maxRSS * 1024,
         cases,
         failed,
+        ...(floor ? { floor } : {}),
       };
     } finally {
       await close();
@@ -175,60 +183,108 @@ export async function prepareAdListing(options: {
   };
 }
 
-/**
- * Sets the directory's rollups flag, with a version bump so that cached directories see it: off,
- * the pixel reads as one whose data predates rollups, and every request reads the hours.
- */
-async function setRollupsFlag(pixelId: string, on: boolean): Promise<void> {
-  const { bumpCollectionVersion } = await import('../shared/store/collection-version');
-  await bumpCollectionVersion(`PIXEL#${pixelId}#ADS`, new Date(), { rollups: on });
-}
-
-/** Streams the generator into the store in batches, as an import of a large file would. */
+/** Streams the generator into one import, as `npm run import-ads` reads a large file: staged in constant memory, stored at the end. */
 async function importDataset(dataset: AdListingDataset) {
-  // Imported only now: the repositories build their SDK client at import, after useLocalServices.
-  const { upsertAds } = await import('../shared/store/ad-repository');
-  const { upsertFxRates } = await import('../shared/store/fx-repository');
+  // Imported only now: the store modules build their SDK client at import, after useLocalServices.
+  const { AdFactsImport } = await import('../shared/analytics/store/ad-facts');
   const started = performance.now();
+  const writer = new AdFactsImport(dataset.pixelId);
   const fxRates = generateDemoFxRates(dataset);
-  await upsertFxRates(dataset.pixelId, fxRates);
-
+  await writer.addFxRates(fxRates);
   let hourlyRows = 0;
   let generateMs = 0;
-  const inFlight = new Set<Promise<void>>();
-  const store = async (batch: AdImport[]) => {
-    const write = upsertAds(dataset.pixelId, batch).finally(() => inFlight.delete(write));
-    inFlight.add(write);
-    // A failed upsert must end the run, not hide behind later batches.
-    if (inFlight.size >= IMPORT_CONCURRENCY) await Promise.race(inFlight);
-  };
   const ads = generateDemoAds(dataset);
-  let batch: AdImport[] = [];
   for (;;) {
     const generating = performance.now();
     const next = ads.next();
     generateMs += performance.now() - generating;
     if (next.done) break;
     hourlyRows += next.value.hourly?.length ?? 0;
-    batch.push(next.value);
-    if (batch.length === dataset.importBatch) {
-      await store(batch);
-      batch = [];
-    }
+    await writer.addAd(next.value as AdImport);
   }
-  if (batch.length > 0) await store(batch);
-  await Promise.all(inFlight);
+  await writer.finish();
   return { hourlyRows, fxDates: fxRates.length, importSeconds: (performance.now() - started) / 1000, generateSeconds: generateMs / 1000 };
 }
 
-async function measureCase(listingCase: AdListingCase, dataset: AdListingDataset, credentials: Credentials, serverBundle: string): Promise<AdListingCaseResult> {
-  const request: BenchRequest = {
-    routeId: ROUTE_ID,
-    body: { pixelId: credentials.pixelId, ...listingCase.body(dataset) },
-    // The old path is measured for comparison, not held to the function's 10 s: on a loaded
-    // machine it can take longer, and a 503 would leave nothing to compare.
-    ...(listingCase.readsHours ? { timeoutMs: 120_000 } : {}),
+/** The case whose floor is measured. */
+const FLOOR_CASE = 'page500x10x45x45';
+const FLOOR_REQUESTS = 10;
+
+/**
+ * The floor of a page: its numbers (10 measures per ad and local day of both ranges, money in the
+ * request's currency at each hour's UTC-date rate) computed by one DuckDB statement straight over
+ * a copy of the pixel's ad_hours files, read into this process column by column. No API, no live
+ * files, no read rule (the bench imports each hour once), no JSON: what the page costs at the least.
+ */
+async function measureFloor(
+  floorDir: string,
+  page: ReadonlyArray<{ platform: string; adId: string; currency: string }>,
+  body: { dateRange: { start: string; end: string }; compareDateRange: { start: string; end: string }; timezone: string; currency: string },
+  dataset: AdListingDataset,
+) {
+  const { withDuckDB, sqlString } = await import('../shared/analytics/store/duckdb');
+  const { adKeyOf } = await import('../shared/analytics/store/ad-facts');
+  const { resolveDateRange } = await import('../shared/time/date-range');
+  const primary = resolveDateRange(body.dateRange, body.timezone);
+  const compare = resolveDateRange(body.compareDateRange, body.timezone);
+  const rates = generateDemoFxRates(dataset).flatMap((entry) => Object.entries(entry.rates).map(([currency, rate]) => `('${entry.date}'::DATE, '${currency}', ${rate})`));
+  const pageRows = page.map((ad, ord) => `(${ord}, ${adKeyOf(ad as never).toString()}, '${ad.platform}', '${ad.currency}')`);
+  const ts = (ms: number) => `make_timestamp(${ms * 1000})`;
+  const sql = `
+    WITH page(ord, ad_key, platform, currency) AS (VALUES ${pageRows.join(', ')}),
+    rates(date, currency, rate) AS (VALUES ${rates.join(', ')}),
+    hours AS (
+      SELECT * FROM read_parquet(${sqlString(join(floorDir, '*', '*.parquet'))}, hive_partitioning = false)
+      WHERE ad_key IN (SELECT ad_key FROM page)
+        AND ((hour >= ${ts(primary.start)} AND hour < ${ts(primary.end)}) OR (hour >= ${ts(compare.start)} AND hour < ${ts(compare.end)}))),
+    days AS (
+      SELECT p.ord, p.platform, h.hour >= ${ts(primary.start)} AS is_primary, (h.hour AT TIME ZONE 'UTC' AT TIME ZONE ${sqlString(body.timezone)})::DATE AS day,
+             sum(h.spend / f.rate * t.rate) AS spend, sum(h.impressions)::DOUBLE AS impressions, sum(h.clicks)::DOUBLE AS clicks,
+             sum(h.conversions)::DOUBLE AS conversions, sum(h.conversion_value / f.rate * t.rate) AS conversion_value
+      FROM hours h JOIN page p USING (ad_key)
+      JOIN rates f ON f.currency = p.currency AND f.date = h.hour::DATE
+      JOIN rates t ON t.currency = ${sqlString(body.currency)} AND t.date = h.hour::DATE
+      GROUP BY ALL)
+    SELECT ord, is_primary, day, round(spend, 6), impressions, clicks, round(clicks / nullif(impressions, 0) * 100, 6), round(spend / nullif(clicks, 0), 6),
+           round(spend / nullif(impressions, 0) * 1000, 6), conversions, round(conversion_value, 6), round(conversion_value / nullif(spend, 0), 6),
+           CASE WHEN platform = 'meta' THEN round(spend, 6) ELSE 0 END
+    FROM days ORDER BY ord, is_primary DESC, day`;
+  const durations: number[] = [];
+  let values = 0;
+  await withDuckDB(async (connection) => {
+    for (let i = 0; i < FLOOR_REQUESTS + 2; i++) {
+      const started = performance.now();
+      const result = await connection.run(sql);
+      let read = 0;
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        for (let c = 0; c < chunk.columnCount; c++) {
+          const vector = chunk.getColumnVector(c);
+          for (let r = 0; r < chunk.rowCount; r++) vector.getItem(r);
+        }
+        read += chunk.rowCount * 10;
+      }
+      // The first two warm the engine and the page cache, as the case's warm-up requests do.
+      if (i >= 2) durations.push(performance.now() - started);
+      values = read;
+    }
+  });
+  const summary = summarize(durations);
+  return {
+    description: `the ${FLOOR_CASE} page\u2019s values computed by one DuckDB statement over a copy of the pixel\u2019s ad_hours Parquet files`,
+    requests: summary.count,
+    p50Ms: roundMs(summary.median),
+    p99Ms: roundMs(summary.p99),
+    values,
   };
+}
+
+async function measureCase(
+  listingCase: AdListingCase,
+  dataset: AdListingDataset,
+  credentials: Credentials,
+  serverBundle: string,
+): Promise<{ result: AdListingCaseResult; page: Array<{ platform: string; adId: string; currency: string }> }> {
+  const request: BenchRequest = { routeId: ROUTE_ID, body: { pixelId: credentials.pixelId, ...listingCase.body(dataset) } };
   const label = `adListing.${listingCase.id}`;
   const server = await ServingProcess.start(serverBundle);
   try {
@@ -250,7 +306,8 @@ async function measureCase(listingCase: AdListingCase, dataset: AdListingDataset
       durations.push(elapsedMs);
     }
     const summary = summarize(durations);
-    return {
+    const page = response.rows.map((row) => ({ platform: row.basicDetails.platform, adId: row.basicDetails.adId, currency: row.basicDetails.nativeCurrency }));
+    const result = {
       description: listingCase.description,
       requests: summary.count,
       p50Ms: roundMs(summary.median),
@@ -262,6 +319,7 @@ async function measureCase(listingCase: AdListingCase, dataset: AdListingDataset
       wireBytes: first.wireBytes,
       peakRssBytes: await server.peakRssBytes(),
     };
+    return { result, page };
   } finally {
     server.close();
   }
@@ -269,10 +327,14 @@ async function measureCase(listingCase: AdListingCase, dataset: AdListingDataset
 
 /**
  * Bundles the serving process (ad-listing-server.ts: the query-ads handler and a small driver)
- * with the deployed esbuild settings, laid out like a Lambda asset (CommonJS, source map beside).
+ * with the deployed esbuild settings, laid out like a Lambda asset (CommonJS, source map beside,
+ * the analytics engine's packages reachable beside it).
  */
-async function bundleServer(dir: string): Promise<string> {
+async function bundleServer(dir: string, projectRoot: string): Promise<string> {
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  // The analytics engine is not bundled (a native module): it is found beside the bundle, as the
+  // function's asset ships it.
+  symlinkSync(join(projectRoot, 'node_modules'), join(dir, 'node_modules'));
   const file = join(dir, 'index.js');
   const result = await build(esbuildOptions(fileURLToPath(new URL('./ad-listing-server.ts', import.meta.url)), file));
   if (result.errors.length > 0) throw new Error(`esbuild failed for the ad-listing server: ${result.errors.map((error) => error.text).join('; ')}`);

@@ -26,7 +26,7 @@ export const cohortCases = [
 export async function writeCostInputs(pixelId: string, end: Date): Promise<void> {
   // Imported only now: the repositories build their SDK client at import, after useLocalServices.
   const { saveCostSettings, loadCostSettings } = await import('../shared/store/cost-settings-repository');
-  const { putSkuCosts } = await import('../shared/store/sku-cost-repository');
-  await putSkuCosts(pixelId, demoSkuCosts(end));
+  const { writeSkuCosts } = await import('../shared/analytics/store/sku-costs');
+  await writeSkuCosts(pixelId, demoSkuCosts(end));
   await saveCostSettings(pixelId, DEMO_COST_SETTINGS, (await loadCostSettings(pixelId))?.version, end);
 }

@@ -188,21 +188,17 @@ export async function writeDataset(dataset: QueryBenchDataset, log: (line: strin
   const { importSource } = await import('../shared/orders/import-orders');
   const { eventsTableProjector } = await import('../shared/analytics/store/events-table-projector');
   const { writeInitialJourneys } = await import('../shared/store/journey-repository');
-  const { upsertAds } = await import('../shared/store/ad-repository');
-  const { upsertFxRates } = await import('../shared/store/fx-repository');
+  const { AdFactsImport } = await import('../shared/analytics/store/ad-facts');
   const { saveAccount } = await import('../shared/store/account-repository');
   const started = performance.now();
-  // The merchant reports in New York time, the zone the cases ask in: ads get daily rollups in it
-  // at import, as a merchant's would after setting their account's zone.
+  // The merchant reports in New York time, the zone the cases ask in.
   await saveAccount(dataset.pixelId, { name: 'Bench merchant', timezone: 'America/New_York', currency: 'USD' }, undefined, dataset.end);
   const adOptions = { ...DEMO_DEFAULTS, days: dataset.days, end: dataset.end };
-  await upsertFxRates(dataset.pixelId, generateDemoFxRates(adOptions));
-  let batch = [];
-  for (const ad of generateDemoAds(adOptions)) {
-    batch.push(ad);
-    if (batch.length === 12) await upsertAds(dataset.pixelId, batch.splice(0));
-  }
-  await upsertAds(dataset.pixelId, batch);
+  // The ads and rates as one import, as `npm run import-ads` would store a file of them.
+  const ads = new AdFactsImport(dataset.pixelId);
+  await ads.addFxRates(generateDemoFxRates(adOptions));
+  for (const ad of generateDemoAds(adOptions)) await ads.addAd(ad);
+  await ads.finish();
   await writeCostInputs(dataset.pixelId, dataset.end);
 
   const days = generateDemoDays({

@@ -154,6 +154,9 @@ function adListingOutcome(adListing: AdListingResult): SectionOutcome {
     };
   }
   for (const [id, reason] of Object.entries(adListing.failed ?? {})) failed[`queryAds.${id}`] = reason;
+  // The page against its floor: the same numbers computed by DuckDB straight over the Parquet files.
+  const page = cases['queryAds.page500x10x45x45'];
+  if (page && adListing.floor) Object.assign(page, { floorP50Ms: adListing.floor.p50Ms, floorRatio: adListing.floor.ratio });
   const long = adListing.cases.history365;
   const short = adListing.cases.page500x10x45x45;
   // The same page on 365 days of history over 90: 1 means a page's cost ignores the history behind it.
@@ -192,6 +195,9 @@ function printAdListing(adListing: AdListingResult): void {
     ),
   );
   for (const [id, result] of cases) log(`  ${id}: ${result.description}`);
+  if (adListing.floor) {
+    log(`  floor of page500x10x45x45: p50 ${formatMs(adListing.floor.p50Ms)}, p99 ${formatMs(adListing.floor.p99Ms)} (${adListing.floor.description}); the case is ${adListing.floor.ratio}x it`);
+  }
   for (const [id, reason] of Object.entries(adListing.failed ?? {})) log(`  ${id}: not measured (${reason})`);
 }
 

@@ -47,8 +47,8 @@ export interface RouteCapabilities {
 
 const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
 const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
-/** The query endpoint: settings, currency rates, ad spend, the order read models and the analytics store's live files. */
-const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'skuCosts', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'];
+/** The query endpoint: settings, the order read models and the analytics store's live files (events, ads, rates, SKU costs). */
+const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'];
 
 export const routes = {
   getAccount: {
@@ -211,8 +211,8 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
-    // Orders and their customers' histories, costed: no ad or event item.
-    capabilities: reads('pixelHead', 'skuCosts', 'fxRates', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts'),
+    // Orders and their customers' histories, costed: exchange rates and SKU costs from the analytics store.
+    capabilities: { ...reads('pixelHead', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'), analytics: 'read' },
   },
   queryAds: {
     method: 'POST',
@@ -221,7 +221,8 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'List ads, with optional daily series',
-    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics'),
+    // Ads, their hours and exchange rates, all from the analytics store.
+    capabilities: { ...reads('analyticsPartitions'), analytics: 'read' },
     // A 500-ad page allocates some 100 MB of short-lived objects with 15 MB live: small
     // semi-spaces keep its peak RSS within a quarter of the function's memory (README, "Benchmarks").
     heap: { semiSpaceMiB: 8 },
@@ -233,9 +234,9 @@ export const routes = {
     scope: 'analytics:read',
     writes: false,
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
-    // Orders, their journeys and ad spend, with the account's reporting zone that says which daily
-    // ad rollups answer; no order settings, costs or event read model (touchpoints live in the journeys).
-    capabilities: reads('pixelHead', 'fxRates', 'adDirectory', 'adMetrics', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'journeys'),
+    // Orders, their journeys, and ads, ad hours and exchange rates from the analytics store; no
+    // settings, costs or event read model (touchpoints live in the journeys).
+    capabilities: { ...reads('queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'journeys', 'analyticsPartitions'), analytics: 'read' },
   },
   ingestEvents: {
     method: 'POST',

@@ -3,7 +3,7 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { allBuckets, GLUE_TYPES, EVENTS_TABLE, ORDERS_TABLE, type TableDefinition } from '../../shared/analytics/store/tables';
+import { ADS_TABLE, AD_HOURS_TABLE, allBuckets, EVENTS_TABLE, FX_RATES_TABLE, GLUE_TYPES, ORDERS_TABLE, SKU_COSTS_TABLE, type TableDefinition } from '../../shared/analytics/store/tables';
 import type { ApiFunction } from './api-function';
 
 /**
@@ -43,7 +43,7 @@ export class AnalyticsStore extends Construct {
       catalogId: account,
       databaseInput: { name: `${props.serviceName.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_analytics`, description: `The analytics store of ${props.serviceName}: Parquet files per pixel and UTC date` },
     });
-    for (const table of [EVENTS_TABLE, ORDERS_TABLE]) this.describe(table);
+    for (const table of [EVENTS_TABLE, ORDERS_TABLE, ADS_TABLE, AD_HOURS_TABLE, FX_RATES_TABLE, SKU_COSTS_TABLE]) this.describe(table);
   }
 
   /**
@@ -52,7 +52,8 @@ export class AnalyticsStore extends Construct {
    */
   private describe(table: TableDefinition): glue.CfnTable {
     const location = `s3://${this.bucket.bucketName}/${table.name}/`;
-    const glueTable = new glue.CfnTable(this, `${table.name.charAt(0).toUpperCase()}${table.name.slice(1)}Table`, {
+    const logicalName = table.name.split('_').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+    const glueTable = new glue.CfnTable(this, `${logicalName}Table`, {
       catalogId: Stack.of(this).account,
       databaseName: this.database.ref,
       tableInput: {

@@ -1,11 +1,9 @@
-import type { AdImport } from '../../shared/schemas/ad-import';
-import { upsertAds } from '../../shared/store/ad-repository';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import { AdFactsImport } from '../../shared/analytics/store/ad-facts';
+import { writeSkuCosts } from '../../shared/analytics/store/sku-costs';
 import { DEMO_DEFAULTS, generateDemoAds, generateDemoFxRates } from './demo-ads';
 import { seedDemoOrdersAndEvents } from './demo-query-seed';
 import { DEMO_COST_SETTINGS, demoSkuCosts } from './demo-costs';
 import { loadCostSettings, saveCostSettings } from '../../shared/store/cost-settings-repository';
-import { putSkuCosts } from '../../shared/store/sku-cost-repository';
 
 export const DEMO_PIXEL_ID = 'px_demo';
 
@@ -24,29 +22,28 @@ export interface SeedStep {
 const demoOptions = (clock: Date) => ({ ...DEMO_DEFAULTS, end: clock });
 
 /**
- * The demo pixel's data, in order. The ads are stored like an import would store them, which
- * replaces an ad's metadata and the hours it gives: running a step twice changes nothing.
+ * The demo pixel's data, in order. The ads and rates are stored as one import, as
+ * `npm run import-ads` stores a file: running a step again is a later import of the same rows,
+ * which the read rule makes supersede the earlier one, so the answers are the same.
  */
 export const demoSeedSteps: readonly SeedStep[] = [
   {
-    description: `daily exchange rates`,
-    run: (pixelId, clock) => upsertFxRates(pixelId, generateDemoFxRates(demoOptions(clock))),
-  },
-  {
-    description: `${DEMO_DEFAULTS.ads} ads (${DEMO_DEFAULTS.days} days of hourly metrics)`,
+    description: `daily exchange rates, ${DEMO_DEFAULTS.ads} ads (${DEMO_DEFAULTS.days} days of hourly metrics)`,
     run: async (pixelId, clock) => {
-      const batch: AdImport[] = [];
-      for (const ad of generateDemoAds(demoOptions(clock))) {
-        batch.push(ad);
-        if (batch.length === 12) await upsertAds(pixelId, batch.splice(0));
+      const writer = new AdFactsImport(pixelId);
+      try {
+        await writer.addFxRates(generateDemoFxRates(demoOptions(clock)));
+        for (const ad of generateDemoAds(demoOptions(clock))) await writer.addAd(ad);
+        await writer.finish();
+      } finally {
+        await writer.discard();
       }
-      await upsertAds(pixelId, batch);
     },
   },
   {
     description: 'cost settings and SKU costs',
     run: async (pixelId, clock) => {
-      await putSkuCosts(pixelId, demoSkuCosts(clock));
+      await writeSkuCosts(pixelId, demoSkuCosts(clock));
       // Stored without an accountUpdated event: nobody changed the account, it was born with these.
       const current = await loadCostSettings(pixelId);
       if (JSON.stringify(current?.settings) !== JSON.stringify(DEMO_COST_SETTINGS)) await saveCostSettings(pixelId, DEMO_COST_SETTINGS, current?.version, clock);

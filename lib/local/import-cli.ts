@@ -22,34 +22,38 @@ export interface ImportProgress {
 const PROGRESS_EVERY_MS = 5_000;
 
 /**
- * The shared shape of the import CLIs (`import-ads`, `import-orders`): `--pixel`, `--file`,
- * optional `--table`; usage errors exit 2; rejections go to stderr as they are found and one
- * summary line to stdout; exit 0 when everything was stored, 1 otherwise. Every import is an
- * idempotent upsert, so a failed run is repaired by running it again, and the CLI says so.
+ * The shared shape of the import CLIs (`import-ads`, `import-costs`, `import-orders`): `--pixel`,
+ * `--file`, optional `--table` (and `--bucket`, for an import that writes the analytics store);
+ * usage errors exit 2; rejections go to stderr as they are found and one summary line to stdout;
+ * exit 0 when everything was stored, 1 otherwise. Running an import again is always safe, so a
+ * failed run is repaired by running it again, and the CLI says so.
  */
 export async function runImportCli<Summary extends { rejected: number }>(options: {
   usage: string;
   /** Why a file cannot be imported (its type), or undefined when it can. */
   unsupportedFile(file: string): string | undefined;
   load(): Promise<ImportService<Summary>>;
-  /** `--rebuild-rollups` instead of `--file`: recomputes derived data; resolves to its summary line. */
-  rebuildRollups?: () => Promise<(pixelId: string) => Promise<string>>;
+  /**
+   * The import writes the analytics store: deployed, it needs the bucket (`--bucket`) beside the
+   * table that records the store's live files (`--table`); locally, `$DATA_DIR/analytics`.
+   */
+  analyticsStore?: boolean;
 }): Promise<void> {
   const fail = (message: string, code = 2): never => {
     console.error(message ? `${message}\n\n${options.usage}` : options.usage);
     process.exit(code);
   };
 
-  let values: { pixel?: string; file?: string; table?: string; help?: boolean; 'rebuild-rollups'?: boolean } = {};
+  let values: { pixel?: string; file?: string; table?: string; bucket?: string; help?: boolean } = {};
   try {
     ({ values } = parseArgs({
       options: {
         pixel: { type: 'string' },
         file: { type: 'string' },
         table: { type: 'string' },
+        // Offered by the CLIs that write the analytics store; refused as unknown by the others below.
+        bucket: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
-        // Offered by the CLIs that keep rollups; refused as unknown by the others below.
-        'rebuild-rollups': { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -59,26 +63,16 @@ export async function runImportCli<Summary extends { rejected: number }>(options
   const { pixel, file } = values;
   if (!pixel) return fail('--pixel is required');
   if (!isWellFormedPixelId(pixel)) fail(`'${pixel}' is not a valid pixel id (letters, digits, _ . : -, at most 128 characters)`);
-  if (values['rebuild-rollups'] && !options.rebuildRollups) fail('Unknown option --rebuild-rollups');
-  if (values['rebuild-rollups'] && options.rebuildRollups) {
-    if (file) fail('--rebuild-rollups takes no --file');
-    const store = await connectStore({ table: values.table });
-    try {
-      console.log(await (await options.rebuildRollups())(pixel));
-    } catch (error) {
-      console.error(`Rebuild stopped (${store.description}): ${(error as Error).message}\nRunning it again is safe.`);
-      process.exitCode = 1;
-    } finally {
-      await store.close();
-    }
-    return;
+  if (values.bucket !== undefined && !options.analyticsStore) fail('Unknown option --bucket');
+  if (options.analyticsStore && (values.table === undefined) !== (values.bucket === undefined)) {
+    fail('--table and --bucket go together: the files go to the bucket, and the table records which are live');
   }
   if (!file) return fail('--file is required');
   const unsupported = options.unsupportedFile(file);
   if (unsupported) fail(`${file}: ${unsupported}`);
   if (!existsSync(file)) fail(`${file}: no such file`);
 
-  const store = await connectStore({ table: values.table });
+  const store = await connectStore({ table: values.table, bucket: values.bucket });
   const service = await options.load();
   const progress: ImportProgress = { lines: 0 };
   const started = performance.now();

@@ -5,14 +5,16 @@ import { StartupError, type Service } from './lifecycle';
 import { localConfig, useLocalServices } from './local-config';
 
 /**
- * Connects an ops CLI to a store. With `--table` it is a deployed table, reached with the standard
- * AWS credential chain. Without it, the local store `npm start` uses: through the running
+ * Connects an ops CLI to a store. With `--table` it is a deployed table (and with `--bucket` its
+ * analytics store's bucket), reached with the standard AWS credential chain. Without it, the
+ * local store `npm start` uses (its analytics store in `$DATA_DIR/analytics`): through the running
  * server's DynamoDB port, or, when no server runs, by opening the data directory directly.
  */
-export async function connectStore(options: { table?: string }): Promise<{ close(): Promise<void>; description: string }> {
+export async function connectStore(options: { table?: string; bucket?: string }): Promise<{ close(): Promise<void>; description: string }> {
   if (options.table) {
     process.env.TABLE_NAME = options.table;
-    return { close: async () => undefined, description: `table ${options.table}` };
+    if (options.bucket) process.env.ANALYTICS_BUCKET = options.bucket;
+    return { close: async () => undefined, description: options.bucket ? `table ${options.table} and bucket ${options.bucket}` : `table ${options.table}` };
   }
   const config = localConfig();
   // The server holding the data directory says which port it serves it on, whatever DYNAMODB_PORT says here

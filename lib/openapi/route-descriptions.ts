@@ -12,7 +12,7 @@ const ACCOUNT = `The Account: \`{ name, timezone, currency }\`.
 | field | meaning |
 |---|---|
 | \`name\` | the account's display name, 1–100 characters (letters, digits, punctuation, symbols, emoji, spaces; no control, zero-width or bidirectional-control characters); \`null\` until set |
-| \`timezone\` | the pixel's **reporting time zone**, an IANA name, stored by the runtime's canonical name (\`Asia/Kolkata\` reads back as \`Asia/Calcutta\`). Default \`UTC\`. Queries do **not** default to it (they default to UTC); it decides which zone's daily rollups of ad metrics are kept next to the UTC ones, so that query-ads in this zone is as fast as in UTC |
+| \`timezone\` | the pixel's **reporting time zone**, an IANA name, stored by the runtime's canonical name (\`Asia/Kolkata\` reads back as \`Asia/Calcutta\`). Default \`UTC\`. Queries do **not** default to it (they default to UTC) |
 | \`currency\` | the reporting currency, ISO 4217 in capitals. Default \`USD\`. Informational: queries still take \`currency\` per request (default USD) |`;
 
 const ORDER_SETTINGS = `Order settings decide which orders count in every revenue, attribution and cohort figure.
@@ -96,8 +96,7 @@ export const routeDescriptions: Record<RouteId, string> = {
   updateAccount: [`Body: any of \`name\`, \`timezone\`, \`currency\`, at least one; any other key is a \`400\` (strict), and so is an invalid value (every problem listed; nothing is stored). The members given replace the stored ones. The answer is the whole account after the change.
 
 - A committed change emits one \`accountUpdated\` event with \`change.kind: "account"\` and \`eventId\` \`"<pixelId>:account:<version>"\`, written in the same conditional write as the account (an outbox). A PATCH that changes nothing (every value already stored) writes nothing and emits nothing.
-- Concurrent PATCHes are serialised by a version check and retried, as order-settings PUTs are.
-- Changing \`timezone\` does not recompute stored rollups by itself: a query in the new zone reads the hours (exact, slower) until \`npm run import-ads -- --pixel <id> --rebuild-rollups\` has recomputed them.`, ACCOUNT].join('\n\n'),
+- Concurrent PATCHes are serialised by a version check and retried, as order-settings PUTs are.`, ACCOUNT].join('\n\n'),
   getOrderSettings: [`A pixel that never set anything gets the defaults: \`{"countPendingOrders":false,"countVoidedOrders":false,"refundDateAttribution":"refund_date","exclusionFilters":[]}\`.`, ORDER_SETTINGS].join('\n\n'),
   putOrderSettings: [`Replaces the order settings as a whole; all four fields are required.
 

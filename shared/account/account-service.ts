@@ -1,18 +1,9 @@
 import { commitSettingsChange } from '../commit-settings-change';
 import { defaultAccount, type Account, type AccountPatch } from '../schemas/account';
 import { ConcurrentAccountUpdateError, loadAccount, saveAccount } from '../store/account-repository';
-import { canonicalTimeZone } from '../time/zoned-time';
 
 export async function getAccount(pixelId: string): Promise<Account> {
   return (await loadAccount(pixelId))?.account ?? defaultAccount();
-}
-
-/**
- * The pixel's reporting time zone, by the runtime's canonical name (as request zones are): the
- * zone whose daily ad rollups are kept besides UTC.
- */
-export async function reportingTimeZone(pixelId: string): Promise<string> {
-  return canonicalTimeZone((await getAccount(pixelId)).timezone) ?? 'UTC';
 }
 
 /**

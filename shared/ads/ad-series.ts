@@ -1,8 +1,7 @@
 import { AD_MEASURE_DEFINITIONS, MONEY_PARTS, type AdMeasureId, type AdMetricPart } from '../catalog/measures';
 import type { Platform } from '../schemas/ad-import';
-import type { HourlyMetrics } from '../store/ad-repository';
+import type { HourlyMetrics } from '../analytics/store/ad-facts';
 import type { InstantRange } from '../time/date-range';
-import { CELL_STRIDE, dayNumberOf, hoursToCells } from '../store/daily-rollup-codec';
 import { formatInZone, localDaysBetween, type LocalDay } from '../time/zoned-time';
 
 export type MetricParts = Record<AdMetricPart, number>;
@@ -18,6 +17,18 @@ export interface SeriesPoint {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * An ad's metrics over a calendar as cells: one per (local day of the calendar, UTC date) pair
+ * that has hours, each the sums of the hours that start on that local day and UTC date. Money is
+ * kept apart by UTC date because a measure converts each hour at the rate of its UTC date
+ * (ARCHITECTURE.md): a local day in New York spans two UTC dates, each part converting at its
+ * own. Seven numbers a cell, in (day, UTC day) order, in one Float64Array with no object per cell:
+ *   day (index into the calendar), UTC day (days since 1970-01-01), spend, impressions, clicks,
+ *   conversions, conversionValue
+ */
+export const CELL_STRIDE = 7;
+
 const emptyParts = (): MetricParts => ({ spend: 0, impressions: 0, clicks: 0, conversions: 0, conversionValue: 0 });
 const isMoneyPart = (part: AdMetricPart) => MONEY_PARTS.has(part);
 
@@ -111,10 +122,6 @@ interface CalendarDay {
 export interface RangeCalendar {
   range: InstantRange;
   days: readonly CalendarDay[];
-  /** Days since 1970-01-01 of the first local date. */
-  firstDayNumber: number;
-  /** The range is whole local days (no day clipped), so daily rollups in the zone answer it. */
-  aligned: boolean;
 }
 
 export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalendar {
@@ -124,8 +131,7 @@ export function rangeCalendar(range: InstantRange, timeZone: string): RangeCalen
     const end = Math.min(day.end, range.end);
     return { date: day.date, start, end, startLabel: formatInZone(start, timeZone), endLabel: formatInZone(end - 1, timeZone) };
   });
-  const aligned = local.length > 0 && (local[0] as LocalDay).start === range.start && (local[local.length - 1] as LocalDay).end === range.end;
-  return { range, days, firstDayNumber: local.length > 0 ? dayNumberOf((local[0] as LocalDay).date) : 0, aligned };
+  return { range, days };
 }
 
 const calendars = new Map<string, RangeCalendar>();
@@ -146,24 +152,28 @@ export function calendarOf(range: InstantRange, timeZone: string): RangeCalendar
   return calendar;
 }
 
-/**
- * The cells of one ad over a calendar (daily-rollup-codec.ts), with `localDay` the index of the
- * calendar day. From hours: summed here, in hour order, as the rollups are.
- */
+/** The cells of one ad over a calendar from its hours (sorted), summed in hour order. */
 export function cellsFromHours(hours: readonly HourlyMetrics[], calendar: RangeCalendar): Float64Array {
-  return hoursToCells(hours, calendar.days, (index) => index);
-}
-
-/** From a rollup read in the calendar's zone: the cells of the calendar's days, re-keyed by day index. */
-export function cellsFromRollup(rollup: Float64Array, calendar: RangeCalendar): Float64Array {
-  const last = calendar.days.length;
-  let from = 0;
-  while (from < rollup.length && (rollup[from] as number) - calendar.firstDayNumber < 0) from += CELL_STRIDE;
-  let to = from;
-  while (to < rollup.length && (rollup[to] as number) - calendar.firstDayNumber < last) to += CELL_STRIDE;
-  const cells = rollup.slice(from, to);
-  for (let i = 0; i < cells.length; i += CELL_STRIDE) cells[i] = (cells[i] as number) - calendar.firstDayNumber;
-  return cells;
+  const { days } = calendar;
+  const cells: number[] = [];
+  let dayIndex = 0;
+  let last = -1;
+  for (const hour of hours) {
+    while (dayIndex < days.length && (days[dayIndex] as CalendarDay).end <= hour.hour) dayIndex++;
+    const day = days[dayIndex];
+    if (!day || hour.hour < day.start) continue;
+    const utcDay = Math.floor(hour.hour / DAY_MS);
+    if (last < 0 || cells[last] !== dayIndex || cells[last + 1] !== utcDay) {
+      last = cells.length;
+      cells.push(dayIndex, utcDay, 0, 0, 0, 0, 0);
+    }
+    cells[last + 2] = (cells[last + 2] as number) + hour.spend;
+    cells[last + 3] = (cells[last + 3] as number) + hour.impressions;
+    cells[last + 4] = (cells[last + 4] as number) + hour.clicks;
+    cells[last + 5] = (cells[last + 5] as number) + hour.conversions;
+    cells[last + 6] = (cells[last + 6] as number) + hour.conversionValue;
+  }
+  return Float64Array.from(cells);
 }
 
 /**

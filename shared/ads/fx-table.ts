@@ -2,79 +2,84 @@ import type { FxRatesEntry } from '../schemas/ad-import';
 
 /**
  * A pixel's exchange rates and the conversion rule of ARCHITECTURE.md: rates are units of a
- * currency per 1 USD, and an amount converts from A to B on a date as `amount / rates[A] * rates[B]`
- * with that date's rates, or the latest earlier date's when that date has none. A date either
- * has an entry or falls back as a whole: a currency missing from the date that is used is
- * missing, rather than mixed in from another day.
+ * currency per 1 USD, and an amount converts from A to B on a date as `amount / rate(A) * rate(B)`,
+ * where each currency's rate is its own rate on that date or, when that date has none for it, its
+ * latest earlier one (per currency, an as-of lookup). A currency with no rate on or before the
+ * date cannot be converted: only the amounts that need it fail.
  *
  * Immutable once built, so one table can be shared by concurrent requests and cached.
  */
 export class FxTable {
-  /** Ascending, one per distinct date. */
-  private readonly dates: string[];
-  private readonly ratesByDate: ReadonlyArray<Readonly<Record<string, number>>>;
+  /** Per currency, its dates ascending and the rate of each. */
+  private readonly byCurrency = new Map<string, { dates: string[]; rates: number[] }>();
+  private readonly dateSet = new Set<string>();
 
-  /** Entries may come in any order; two entries for one date merge, the later one's rates winning. */
+  /** Entries may come in any order; two entries for one date merge per currency, the later one's rates winning. */
   constructor(entries: readonly FxRatesEntry[]) {
-    const merged = new Map<string, Record<string, number>>();
-    for (const entry of entries) merged.set(entry.date, { ...merged.get(entry.date), ...entry.rates });
-    this.dates = [...merged.keys()].sort();
-    this.ratesByDate = this.dates.map((date) => Object.freeze({ ...merged.get(date) }));
+    const merged = new Map<string, Map<string, number>>();
+    for (const entry of entries) {
+      this.dateSet.add(entry.date);
+      for (const [currency, rate] of Object.entries(entry.rates)) {
+        let dates = merged.get(currency);
+        if (!dates) merged.set(currency, (dates = new Map()));
+        dates.set(entry.date, rate);
+      }
+    }
+    for (const [currency, dates] of merged) {
+      const sorted = [...dates.keys()].sort();
+      this.byCurrency.set(currency, { dates: sorted, rates: sorted.map((date) => dates.get(date) as number) });
+    }
   }
 
-  /** The rates in force on `date` (YYYY-MM-DD): its own, or the latest earlier date's; undefined before the first date. */
-  ratesOn(date: string): Readonly<Record<string, number>> | undefined {
-    // Queries convert order after order of the same day: the last answer is kept.
-    if (date === this.lastDate) return this.lastRates;
-    const rates = this.search(date);
-    this.lastDate = date;
-    this.lastRates = rates;
-    return rates;
-  }
-
-  private lastDate: string | undefined;
-  private lastRates: Readonly<Record<string, number>> | undefined;
-
-  private search(date: string): Readonly<Record<string, number>> | undefined {
+  /** `currency`'s rate in force on `date` (YYYY-MM-DD): its own, or its latest earlier one; undefined before its first. */
+  rateOn(currency: string, date: string): number | undefined {
+    const series = this.byCurrency.get(currency);
+    if (!series) return undefined;
+    const { dates, rates } = series;
     let low = 0;
-    let high = this.dates.length - 1;
+    let high = dates.length - 1;
     let found = -1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      if ((this.dates[middle] as string) <= date) {
+      if ((dates[middle] as string) <= date) {
         found = middle;
         low = middle + 1;
       } else {
         high = middle - 1;
       }
     }
-    return found < 0 ? undefined : this.ratesByDate[found];
+    return found < 0 ? undefined : rates[found];
+  }
+
+  /** `currency`'s latest rate, whatever its date. */
+  latestRate(currency: string): number | undefined {
+    const series = this.byCurrency.get(currency);
+    return series ? series.rates[series.rates.length - 1] : undefined;
   }
 
   /** `amount` in `to`, at the rates in force on `date`; the same amount when the currencies are equal; undefined when a rate is missing. */
   convert(amount: number, from: string, to: string, date: string): number | undefined {
     if (from === to) return amount;
-    return convertWith(this.ratesOn(date), amount, from, to);
+    // Queries convert amount after amount of the same day and pair: the last pair of rates is kept.
+    if (date !== this.last.date || from !== this.last.from || to !== this.last.to) {
+      this.last = { date, from, to, fromRate: this.rateOn(from, date), toRate: this.rateOn(to, date) };
+    }
+    const { fromRate, toRate } = this.last;
+    return fromRate === undefined || toRate === undefined ? undefined : (amount / fromRate) * toRate;
   }
 
-  /** `amount` in `to` at the latest rates (how budget fields are shown). */
+  private last: { date?: string; from?: string; to?: string; fromRate?: number; toRate?: number } = {};
+
+  /** `amount` in `to` at each currency's latest rate (how budget fields are shown). */
   convertAtLatest(amount: number, from: string, to: string): number | undefined {
     if (from === to) return amount;
-    const latest = this.latestDate();
-    return latest === undefined ? undefined : convertWith(this.ratesOn(latest), amount, from, to);
+    const fromRate = this.latestRate(from);
+    const toRate = this.latestRate(to);
+    return fromRate === undefined || toRate === undefined ? undefined : (amount / fromRate) * toRate;
   }
 
-  /** How many dates it holds: its weight in a cache. */
+  /** How many dates have any rate: the table's weight in a cache. */
   get dateCount(): number {
-    return this.dates.length;
+    return this.dateSet.size;
   }
-
-  latestDate(): string | undefined {
-    return this.dates[this.dates.length - 1];
-  }
-}
-
-function convertWith(rates: Readonly<Record<string, number>> | undefined, amount: number, from: string, to: string): number | undefined {
-  if (!rates || !Object.hasOwn(rates, from) || !Object.hasOwn(rates, to)) return undefined;
-  return (amount / (rates[from] as number)) * (rates[to] as number);
 }

@@ -2,16 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { checkRecord } from '../import/checked-record';
 import { readJsonLines } from '../import/json-lines';
 import type { ImportProblem, ImportRejection } from '../import/rejections';
-import { adImportSchema, fxRatesEntrySchema, type AdImport, type FxRatesEntry } from '../schemas/ad-import';
-import { upsertAds } from '../store/ad-repository';
-import { upsertFxRates } from '../store/fx-repository';
+import { adImportSchema, fxRatesEntrySchema, type FxRatesEntry } from '../schemas/ad-import';
+import { AdFactsImport } from '../analytics/store/ad-facts';
 import { importFormatOf } from './import-file-format';
 
 /**
  * The import behind `npm run import-ads`: reads a `.json` document or an `.ndjson` stream of ads
  * and exchange rates, validates every record on its own, stores the valid ones and reports the
  * others. A record is an ad, or one entry of an `fxRates` array; an invalid record is skipped
- * whole (none of its fields or hours are stored) and never stops the rest of the file.
+ * whole (none of its fields or hours are stored) and never stops the rest of the file. The valid
+ * records are one import into the analytics store (ad-facts.ts `AdFactsImport`): staged as they
+ * are read, in constant memory, and stored when the file has been read.
  */
 
 
@@ -26,8 +27,6 @@ export interface ImportSummary {
 export interface ImportOptions {
   /** Called once per rejected record, as soon as it is found (a large file is never held in memory). */
   onRejection?: (rejection: ImportRejection) => void;
-  /** Ads stored per upsert; bounds memory for ndjson. */
-  batchSize?: number;
 }
 
 /** The file as a whole cannot be imported (unreadable, not JSON, wrong top-level shape); nothing was stored. */
@@ -36,24 +35,26 @@ export class ImportFileError extends Error {}
 export async function importAdsFile(pixelId: string, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const format = importFormatOf(file);
   if (!format) throw new ImportFileError(`${file}: unsupported file type; use .json or .ndjson`);
-  const importer = new Importer(pixelId, options);
-  if (format === 'json') await importer.readDocument(file);
-  else await importer.readLines(file);
-  await importer.flushAds();
+  const importer = new Importer(new AdFactsImport(pixelId), options);
+  try {
+    if (format === 'json') await importer.readDocument(file);
+    else await importer.readLines(file);
+    await importer.store.finish();
+  } catch (error) {
+    await importer.store.discard();
+    throw error;
+  }
   return importer.summary();
 }
 
-const DEFAULT_BATCH_SIZE = 100;
-
 class Importer {
-  private readonly batch: AdImport[] = [];
   private readonly fxDates = new Set<string>();
   private ads = 0;
   private hourlyRows = 0;
   private rejected = 0;
 
   constructor(
-    private readonly pixelId: string,
+    readonly store: AdFactsImport,
     private readonly options: ImportOptions,
   ) {}
 
@@ -95,7 +96,7 @@ class Importer {
 
   private async storeFx(entries: FxRatesEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await upsertFxRates(this.pixelId, entries);
+    await this.store.addFxRates(entries);
     for (const entry of entries) this.fxDates.add(entry.date);
   }
 
@@ -105,16 +106,9 @@ class Importer {
       this.reject(location, checked.problems);
       return;
     }
-    this.batch.push(checked.data);
-    if (this.batch.length >= (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) await this.flushAds();
-  }
-
-  async flushAds(): Promise<void> {
-    if (this.batch.length === 0) return;
-    const ads = this.batch.splice(0);
-    await upsertAds(this.pixelId, ads);
-    this.ads += ads.length;
-    for (const ad of ads) this.hourlyRows += ad.hourly?.length ?? 0;
+    await this.store.addAd(checked.data);
+    this.ads += 1;
+    this.hourlyRows += checked.data.hourly?.length ?? 0;
   }
 
   private reject(location: string, problems: ImportProblem[]): void {

@@ -1,17 +1,14 @@
 import type { AdMeasureId } from '../catalog/measures';
-import { reportingTimeZone } from '../account/account-service';
 import { evaluateFilter } from '../filters/evaluate-filter';
 import { filterUsesMetrics, metricFieldsOf, type Filter } from '../filters/filter-schema';
 import type { QueryAdsRequest } from '../schemas/query-ads';
 import type { Ad } from '../schemas/ad-import';
-import { adKeyString, loadAdDirectory, loadHourlyMetricsForAds, loadRollupsForAds, type AdDirectory, type RollupZone } from '../store/ad-repository';
-import { loadFxTable } from '../store/fx-repository';
+import { adKeyString, readAdCells, readAds } from '../analytics/store/ad-facts';
+import { readFxTable } from '../analytics/store/fx-rates';
 import type { InstantRange } from '../time/date-range';
 import { AD_ATTRIBUTE_FIELDS, basicDetails } from './ad-details';
 import {
   calendarOf,
-  cellsFromHours,
-  cellsFromRollup,
   needsConversion,
   RateCache,
   seriesFromCells,
@@ -44,23 +41,20 @@ export interface CalendarColumns {
 }
 
 /**
- * The ad listing (spec 4.2). The work is in proportion to the page: the ad directory is one
- * cached read, and metrics are read only for the ads on the page and only for the requested
- * ranges: as daily rollups when the range is whole days in UTC or in the pixel's reporting zone,
- * as hours otherwise (README, storage). The one exception is a filter on metrics, which needs
- * every candidate's totals over `dateRange`; attribute conditions are applied first to keep that
- * set small.
+ * The ad listing (spec 4.2). The ads' metadata is one cached read of the ads table; metrics are
+ * summed by DuckDB from the live hours of the page's ads over the requested ranges only, into
+ * cells per local day and UTC date (ad-facts.ts `readAdCells`), which the series then convert and
+ * measure. The one exception is a filter on metrics, which needs every candidate's totals over
+ * `dateRange`; attribute conditions are applied first to keep that set small.
  */
 export async function queryAds(pixelId: string, request: QueryAdsRequest) {
-  const [directory, fx] = await Promise.all([loadAdDirectory(pixelId), loadFxTable(pixelId)]);
+  const [ads, fx] = await Promise.all([readAds(pixelId), readFxTable(pixelId)]);
   const context: MetricsContext = {
     pixelId,
-    directory,
-    timeZone: request.timezone,
     rates: new RateCache((from) => (utcDate) => fx.convert(1, from, request.currency, utcDate)),
   };
-  // Filtering keeps order, so the sorted directory (cached) is filtered rather than each result sorted.
-  const ordered = sortedAds(directory.ads, request.sortBy, request.sortDirection);
+  // Filtering keeps order, so the sorted list (cached) is filtered rather than each result sorted.
+  const ordered = sortedAds(ads, request.sortBy, request.sortDirection);
   const matching = request.filters ? await applyFilter(context, ordered, request.filters, request) : ordered;
   const page = matching.slice(request.offset, request.offset + request.limit);
   const pagination = {
@@ -200,58 +194,7 @@ function columnsText(series: ColumnSeries): string {
 
 interface MetricsContext {
   pixelId: string;
-  directory: AdDirectory;
-  timeZone: string;
   rates: RateCache;
-  /** Read once, and only when a zone other than UTC could use it. */
-  reportingZone?: Promise<string>;
-}
-
-/** What choosing and reading cells needs of a request. */
-type CellsContext = Pick<MetricsContext, 'pixelId' | 'directory' | 'timeZone' | 'reportingZone'>;
-
-/**
- * Each ad's cells over a calendar in `timeZone`, keyed by `adKeyString`, chosen and read as the
- * listing reads them (rollups where they answer, else hours): what POST /db-mgmt/api/query sums
- * its channel measures from at day granularity and coarser.
- */
-export function loadAdCells(pixelId: string, directory: AdDirectory, ads: readonly Ad[], calendar: RangeCalendar, timeZone: string): Promise<Map<string, Float64Array>> {
-  return loadCells({ pixelId, directory, timeZone }, ads, calendar);
-}
-
-/**
- * Each ad's cells over a calendar. Daily rollups answer when the calendar is whole days and its
- * zone is UTC or the reporting zone; an ad whose zone rollup is stale (the reporting zone changed,
- * no rebuild yet) and every other request read the hours. Both give the same cells.
- */
-async function loadCells(
-  context: CellsContext,
-  ads: readonly Ad[],
-  calendar: RangeCalendar,
-  /** Rollups already read for a span covering this calendar (the primary and compare ranges read together). */
-  shared?: Promise<Rollups | undefined>,
-): Promise<Map<string, Float64Array>> {
-  const { range } = calendar;
-  const zone = await rollupZoneFor(context, calendar);
-  const cells = new Map<string, Float64Array>();
-  let hourlyAds: readonly Ad[] = ads;
-  if (zone) {
-    const rollups = (await shared) ?? (await loadRollupsForAds(context.pixelId, ads, new Date(range.start), new Date(range.end), zone));
-    for (const [key, rollup] of rollups.cells) cells.set(key, cellsFromRollup(rollup, calendar));
-    hourlyAds = ads.filter((ad) => rollups.stale.has(adKeyString(ad)));
-  }
-  if (hourlyAds.length > 0) {
-    const hours = await loadHourlyMetricsForAds(context.pixelId, hourlyAds, new Date(range.start), new Date(range.end));
-    for (const [key, rows] of hours) cells.set(key, cellsFromHours(rows, calendar));
-  }
-  return cells;
-}
-
-async function rollupZoneFor(context: CellsContext, calendar: RangeCalendar): Promise<RollupZone | undefined> {
-  if (!context.directory.rollups || !calendar.aligned) return undefined;
-  if (context.timeZone === 'UTC') return { kind: 'utc' };
-  context.reportingZone ??= reportingTimeZone(context.pixelId);
-  return (await context.reportingZone) === context.timeZone ? { kind: 'zone', timeZone: context.timeZone } : undefined;
 }
 
 async function applyFilter(context: MetricsContext, ads: readonly Ad[], filter: Filter, request: QueryAdsRequest): Promise<Ad[]> {
@@ -263,7 +206,7 @@ async function applyFilter(context: MetricsContext, ads: readonly Ad[], filter: 
   const attributeOnly = 'and' in filter ? filter.and.filter((child) => !filterUsesMetrics(child)) : [];
   const candidates = attributeOnly.length > 0 ? ads.filter((ad) => evaluateFilter({ and: attributeOnly }, (field) => attribute(ad, field))) : [...ads];
   const calendar = calendarOf(request.primaryRange as InstantRange, request.timezone);
-  const cells = await loadCells(context, candidates, calendar);
+  const cells = await readAdCells(context.pixelId, candidates, calendar);
   const measureIds = metricFieldsOf(filter) as AdMeasureId[];
   return candidates.filter((ad) => {
     const totals = totalsFromCells({
@@ -293,13 +236,10 @@ async function buildSeries(context: MetricsContext, page: readonly Ad[], request
   if (measures.length === 0 || !primaryRange) return undefined;
   const primaryCalendar = calendarOf(primaryRange, request.timezone);
   const compareCalendar = compareRange ? calendarOf(compareRange, request.timezone) : undefined;
-  // A comparison next to the primary range shares months with it (the preceding period ends in
-  // the month the primary one starts in), so both are read at once when their rollups span no
-  // month that neither needs; a comparison a year earlier is read on its own, never the months between.
-  const shared = compareCalendar ? sharedRollups(context, page, primaryCalendar, compareCalendar) : undefined;
+  // Each range is read on its own: a comparison a year earlier never reads the days between.
   const [primaryCells, compareCells] = await Promise.all([
-    loadCells(context, page, primaryCalendar, shared),
-    compareCalendar ? loadCells(context, page, compareCalendar, shared) : undefined,
+    readAdCells(context.pixelId, page, primaryCalendar),
+    compareCalendar ? readAdCells(context.pixelId, page, compareCalendar) : undefined,
   ]);
   const byAd = page.map((ad): AdSeries => {
     const key = adKeyString(ad);
@@ -321,30 +261,6 @@ async function buildSeries(context: MetricsContext, page: readonly Ad[], request
   return { primaryCalendar, compareCalendar, byAd };
 }
 
-type Rollups = Awaited<ReturnType<typeof loadRollupsForAds>>;
-
-async function sharedRollups(context: MetricsContext, ads: readonly Ad[], a: RangeCalendar, b: RangeCalendar): Promise<Rollups | undefined> {
-  const [zoneA, zoneB] = await Promise.all([rollupZoneFor(context, a), rollupZoneFor(context, b)]);
-  if (!zoneA || !zoneB) return undefined;
-  const monthsOf = (start: number, end: number) => Math.round((monthIndex(end - 1) - monthIndex(start)) + 1);
-  const start = Math.min(a.range.start, b.range.start);
-  const end = Math.max(a.range.end, b.range.end);
-  const separate = new Set([...monthSpan(a.range.start, a.range.end), ...monthSpan(b.range.start, b.range.end)]).size;
-  if (monthsOf(start, end) > separate) return undefined;
-  return loadRollupsForAds(context.pixelId, ads, new Date(start), new Date(end), zoneA);
-}
-
-const monthIndex = (ms: number) => {
-  const date = new Date(ms);
-  return date.getUTCFullYear() * 12 + date.getUTCMonth();
-};
-
-function monthSpan(start: number, end: number): number[] {
-  const months: number[] = [];
-  for (let month = monthIndex(start); month <= monthIndex(end - 1); month++) months.push(month);
-  return months;
-}
-
 function calendarColumns(calendar: RangeCalendar): CalendarColumns {
   return { dt: calendar.days.map((day) => day.date), start: calendar.days.map((day) => day.startLabel), end: calendar.days.map((day) => day.endLabel) };
 }
@@ -356,8 +272,8 @@ const SORT_KEYS = {
 } as const;
 
 /**
- * `listAds` returns the same frozen list until an import changes the directory, so its sorted
- * orders can be kept with it: they are dropped with the list, never stale.
+ * `readAds` returns the same frozen list until an import changes the ads table's files, so its
+ * sorted orders can be kept with it: they are dropped with the list, never stale.
  */
 const sortedByList = new WeakMap<readonly Ad[], Map<string, readonly Ad[]>>();
 

@@ -1,31 +1,23 @@
-import { addCell, calendarOf, cellsFromHours, RateCache, type MetricParts } from '../ads/ad-series';
+import { addCell, calendarOf, CELL_STRIDE, cellsFromHours, RateCache, type MetricParts } from '../ads/ad-series';
 import type { FxTable } from '../ads/fx-table';
-import { loadAdCells } from '../ads/query-ads-service';
 import type { Ad } from '../schemas/ad-import';
-import { loadAdDirectory } from '../store/ad-repository';
-import { CELL_STRIDE } from '../store/daily-rollup-codec';
-import type { HourlyMetrics } from '../store/hourly-metrics-codec';
+import { readAdCells, type HourlyMetrics } from './store/ad-facts';
 import { bucketIndex, type Bucket, type Granularity } from '../time/buckets';
 import type { InstantRange } from '../time/date-range';
 
 /**
  * Ad metrics summed over buckets of whole local days, shared by POST /db-mgmt/api/query (channel
  * and blended measures) and POST /db-mgmt/api/query-attribution (the spend join): each ad's cells
- * (daily-rollup-codec.ts) over the range's calendar in the query's zone, read from the daily
- * rollups where the store has them, else summed from the hours in hour order as the rollups are,
- * so both give the same figures.
+ * (ad-series.ts) over the range's calendar in the query's zone, summed by DuckDB from the live
+ * hours (or, for a hand-built source, from its hours here), then converted cell by cell.
  */
 
 /** Granularities whose buckets are whole local days (clipped to the range): ad metrics sum by day cells. */
 export const DAY_GRANULARITIES: ReadonlySet<Granularity> = new Set(['day', 'week', 'month', 'quarter', 'year', 'none']);
 
-/**
- * Each ad's cells over `calendarOf(range, timeZone)`, keyed by `adKeyString`: the daily rollups
- * when the range is whole days in UTC or in the pixel's reporting zone, else the hours (as the ad
- * listing reads them, `loadAdCells`).
- */
-export async function loadAdDayCells(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>> {
-  return loadAdCells(pixelId, await loadAdDirectory(pixelId), ads, calendarOf(range, timeZone), timeZone);
+/** Each ad's cells over `calendarOf(range, timeZone)`, keyed by `adKeyString`, as the ad listing reads them. */
+export function loadAdDayCells(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>> {
+  return readAdCells(pixelId, ads, calendarOf(range, timeZone));
 }
 
 /** An ad and its metrics over a range: its cells when they were read, else its hours. */

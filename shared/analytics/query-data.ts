@@ -1,4 +1,4 @@
-import type { HourlyMetrics } from '../store/hourly-metrics-codec';
+import type { HourlyMetrics } from './store/ad-facts';
 import type { Ad } from '../schemas/ad-import';
 import type { FinancialStatus } from '../orders/order';
 import { parseInstant } from '../time/iso-8601';
@@ -79,7 +79,7 @@ export interface RangeData {
   customers: MetCustomers;
   events: readonly QueryEvent[];
   /**
-   * Each ad's hours in the range, or instead its `cells` (daily-rollup-codec.ts, day = index into
+   * Each ad's hours in the range, or instead its `cells` (ad-series.ts, day = index into
    * `rangeCalendar(range, timezone)`), which answer granularities of whole days.
    */
   ads: ReadonlyArray<{ ad: Ad; hours: readonly HourlyMetrics[]; cells?: Float64Array }>;

@@ -291,9 +291,8 @@ function addEvents(spec: QuerySpec, data: RangeData, buckets: Bucket[], cellsFor
 
 /**
  * Channel metrics of the ads the query's channel filter keeps. Over buckets of whole local days
- * they come from each ad's day cells (`sumAdDays`, shared with the attribution spend join): the
- * daily rollups where the store has them, else summed from the hours, with the same figures either
- * way. Finer buckets sum the hours, each landing in the bucket holding its start. Money converts as
+ * they come from each ad's day cells (`sumAdDays`, shared with the attribution spend join), summed
+ * by DuckDB from the stored hours (or here, from a hand-built source's hours). Finer buckets sum the hours, each landing in the bucket holding its start. Money converts as
  * the ad listing does: each hour at its UTC date's rate.
  */
 function addAds(

@@ -4,9 +4,9 @@ import { evaluateFilter } from '../filters/evaluate-filter';
 import { metCustomers, NO_CUSTOMERS } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryRequest } from '../schemas/query-measures';
-import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
+import { adKeyString, readAdHours, readAds, type HourlyMetrics } from './store/ad-facts';
 import { loadAdDayCells } from './ad-day-cells';
-import { loadFxTable } from '../store/fx-repository';
+import { readFxTable } from './store/fx-rates';
 import { readCustomerHistory, readOrderFacts } from './store/order-store';
 import { readEventCounts, readEvents } from './store/event-facts';
 import type { InstantRange } from '../time/date-range';
@@ -15,7 +15,7 @@ import { countsSuffice } from './query-plan';
 import type { QueryEvent, QueryOrder, RangeData } from './query-data';
 import { CostBook } from '../costs/order-costs';
 import { loadCostSettings } from '../store/cost-settings-repository';
-import { loadSkuCosts } from '../store/sku-cost-repository';
+import { readSkuCosts } from './store/sku-costs';
 import { computeRange, DAY_GRANULARITIES, familiesNeeded, needsCosts, needsCustomerHistory, shapeResult, type QuerySpec } from './query-engine';
 
 /** Where a query reads its facts: the read models, or, in tests, a hand-built set. */
@@ -24,9 +24,9 @@ export interface QuerySource {
   ads(pixelId: string): Promise<readonly Ad[]>;
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
   /**
-   * Each ad's cells over `rangeCalendar(range, timeZone)` (daily rollups where they answer, else
-   * from hours), keyed by `adKeyString`; read for granularities of whole days. A source without
-   * it gives hours, which the engine sums into the same cells.
+   * Each ad's cells over `rangeCalendar(range, timeZone)`, summed from the hours by the store,
+   * keyed by `adKeyString`; read for granularities of whole days. A source without it gives
+   * hours, which the engine sums into the same cells.
    */
   adCells?(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>>;
   /**
@@ -47,14 +47,14 @@ export interface QuerySource {
 }
 
 async function loadCostBook(pixelId: string): Promise<CostBook> {
-  const [settings, skuCosts] = await Promise.all([loadCostSettings(pixelId), loadSkuCosts(pixelId)]);
+  const [settings, skuCosts] = await Promise.all([loadCostSettings(pixelId), readSkuCosts(pixelId)]);
   return new CostBook(settings?.settings, skuCosts);
 }
 
 export const readModelSource: QuerySource = {
-  fxTable: loadFxTable,
-  ads: listAds,
-  adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
+  fxTable: readFxTable,
+  ads: readAds,
+  adHours: readAdHours,
   adCells: loadAdDayCells,
   orderFacts: (pixelId, range, options) => readOrderFacts(pixelId, range.start, range.end, options),
   customerHistory: readCustomerHistory,

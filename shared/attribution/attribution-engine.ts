@@ -230,8 +230,8 @@ type PlatformParts = Partial<Record<Platform, MetricParts>>;
 
 /**
  * Spend by bucket and joined dimension value, and over the range: the same for every model, so
- * summed once per range (`sumAdDays`, the query's summer: daily rollups or hours, each cell at its
- * UTC date's rate) and shared by each model's cells.
+ * summed once per range (`sumAdDays`, the query's summer: each ad's cells per local day and UTC
+ * date, each at its UTC date's rate) and shared by each model's cells.
  */
 function sumSpend(spec: AttributionSpec, range: InstantRange, data: AttributionRangeData, fx: FxTable, buckets: readonly Bucket[], failures: Failures) {
   const byCell = new Map<string, { bucket: number; value: DimensionValue; spend: PlatformParts }>();

@@ -5,8 +5,8 @@ import type { QueryOrder } from '../analytics/query-data';
 import { metCustomers, NO_CUSTOMERS } from '../orders/counting-rules';
 import type { Ad } from '../schemas/ad-import';
 import type { QueryAttributionRequest } from '../schemas/query-attribution';
-import { adKeyString, listAds, loadHourlyMetricsForAds, type HourlyMetrics } from '../store/ad-repository';
-import { loadFxTable } from '../store/fx-repository';
+import { adKeyString, readAdHours, readAds, type HourlyMetrics } from '../analytics/store/ad-facts';
+import { readFxTable } from '../analytics/store/fx-rates';
 import { orderIdentifiers, readRangeJourneys, type JourneyGraph } from '../store/journey-repository';
 import { readCustomerHistory, readOrderFacts } from '../analytics/store/order-store';
 import type { InstantRange } from '../time/date-range';
@@ -19,9 +19,9 @@ export interface AttributionSource {
   ads(pixelId: string): Promise<readonly Ad[]>;
   adHours(pixelId: string, ads: readonly Ad[], range: InstantRange): Promise<Map<string, HourlyMetrics[]>>;
   /**
-   * Each ad's cells over the range's calendar in `timeZone` (daily rollups where they answer,
-   * else from hours), keyed by `adKeyString`, as the query reads them (`loadAdDayCells`). A
-   * source without it gives hours, which the engine sums into the same cells.
+   * Each ad's cells over the range's calendar in `timeZone`, keyed by `adKeyString`, as the query
+   * reads them (`loadAdDayCells`). A source without it gives hours, which the engine sums into
+   * the same cells.
    */
   adCells?(pixelId: string, ads: readonly Ad[], range: InstantRange, timeZone: string): Promise<Map<string, Float64Array>>;
   /**
@@ -39,9 +39,9 @@ export interface AttributionSource {
 }
 
 export const attributionReadModelSource: AttributionSource = {
-  fxTable: loadFxTable,
-  ads: listAds,
-  adHours: (pixelId, ads, range) => loadHourlyMetricsForAds(pixelId, ads, new Date(range.start), new Date(range.end)),
+  fxTable: readFxTable,
+  ads: readAds,
+  adHours: readAdHours,
   adCells: loadAdDayCells,
   ordersPlaced: async (pixelId, range, options) => (await readOrderFacts(pixelId, range.start, range.end, { refunded: false, costs: false, customers: options.customers })).placed,
   customerHistory: readCustomerHistory,

@@ -2,7 +2,7 @@ import { checkRecord } from '../import/checked-record';
 import { readJsonLines } from '../import/json-lines';
 import type { ImportRejection } from '../import/rejections';
 import { COST_LIMITS, skuCostSchema, type SkuCost } from '../schemas/cost-settings';
-import { putSkuCosts } from '../store/sku-cost-repository';
+import { writeSkuCosts } from '../analytics/store/sku-costs';
 
 /**
  * The import behind `npm run import-costs`: one SKU cost a line. All or nothing: every line is
@@ -40,7 +40,7 @@ export async function importCostsFile(pixelId: string, file: string, options: { 
     lines.push(checked.data);
   }
   if (summary.rejected > 0) return summary;
-  await putSkuCosts(pixelId, lines);
+  await writeSkuCosts(pixelId, lines);
   summary.lines = lines.length;
   summary.skus = new Set(lines.map((line) => line.sku)).size;
   return summary;

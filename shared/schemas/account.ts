@@ -5,9 +5,8 @@ import { timeZoneSchema } from './date-time';
 import { displayName } from './display-name';
 
 /**
- * The account of a pixel: its name, its reporting time zone and its reporting currency. The zone
- * is the one whose daily rollups of ad metrics are kept next to the UTC ones (README, storage), so
- * query-ads in that zone reads days rather than hours; queries still default to UTC and USD.
+ * The account of a pixel: its name, its reporting time zone and its reporting currency, what
+ * dashboards show by; queries still default to UTC and USD.
  */
 export const accountSchema = z.strictObject({
   name: z.nullable(z.string()),

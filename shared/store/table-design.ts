@@ -12,20 +12,6 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     published, like the order-settings head) (account-repository.ts)
  * - Cost settings:    `PIXEL#<pixelId>` / `COST_SETTINGS` (one JSON snapshot, `version`, the `outbox` until
  *                     published, like the order-settings head) (cost-settings-repository.ts)
- * - SKU costs:        `PIXEL#<pixelId>#SKUCOSTS` / `SKU#<sku>#<effectiveFrom>`, one item per SKU cost line;
- *                     a query with cost measures reads the partition whole (sku-cost-repository.ts)
- * - Ads of a pixel:   `PIXEL#<pixelId>#ADS` / `DIRECTORY` (head: `version`, bumped by every import;
- *                     `rollups`: every month of hours has its rollup item)
- *                     and `PIXEL#<pixelId>#ADS` / `AD#<platform>#<adId>` (metadata, JSON in `ad`);
- *                     one Query lists a pixel's ads, and the head validates a cached list
- * - Hourly metrics:   `PIXEL#<pixelId>#AD#<platform>#<adId>` / `M#<YYYY-MM>`, one item per ad per
- *                     UTC month, the hours packed in the Binary `data` (hourly-metrics-codec.ts);
- *                     a date range is one BatchGet over the months it touches
- * - Daily rollups:    `PIXEL#<pixelId>#AD#<platform>#<adId>` / `R#<YYYY-MM>`: the days of one month
- *                     item's hours in UTC (`u`) and the reporting zone (`tz`, `z`), strings of
- *                     numbers, `src` the month's `rev` (daily-rollup-codec.ts, ad-repository.ts)
- * - Exchange rates:   `PIXEL#<pixelId>#FX` / `DIRECTORY` (head: `version`) and
- *                     `PIXEL#<pixelId>#FX` / `DATE#<YYYY-MM-DD>` (`rates`: JSON, units per 1 USD)
  * - Dashboard views:  `PIXEL#<pixelId>#VIEWS` / `VIEW#<dashboardViewId>`, one item per view: summary
  *                     members as attributes, `configuration` as JSON text (≤ 256 KiB), `version` for
  *                     conditional updates, `createdByApiKeyPk`/`updatedByApiKeyPk` for audit (never
@@ -57,7 +43,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     earlier layouts are no longer read, and expire or may be deleted)
  * - Analytics partitions: `PIXEL#<pixelId>#PARQUET#<table>` / `<YYYY-MM-DD>`: the live Parquet files of
  *                     one table's UTC date in the analytics store (`files`, a string set, and `version`)
- *                     (analytics/store/partitions.ts)
+ *                     (analytics/store/partitions.ts): events, ads, ad hours, exchange rates, SKU costs
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<pixelId>#<ULID>` on log entries and `<pixelId>#!<ULID>` on
@@ -120,11 +106,6 @@ export const ITEM_KINDS = {
   apiKey: { pattern: 'APIKEY#*' },
   /** `PIXEL#<pixelId>`: order settings (head and chunks), account, cost settings. */
   pixelHead: { pattern: 'PIXEL#*', notLike: 'PIXEL#*#*' },
-  skuCosts: { pattern: 'PIXEL#*#SKUCOSTS' },
-  adDirectory: { pattern: 'PIXEL#*#ADS' },
-  /** Hourly metric months and their daily rollups. */
-  adMetrics: { pattern: 'PIXEL#*#AD#*' },
-  fxRates: { pattern: 'PIXEL#*#FX' },
   dashboardViews: { pattern: 'PIXEL#*#VIEWS' },
   ingestionLog: { pattern: 'PIXEL#*#LOG' },
   idempotency: { pattern: 'PIXEL#*#IDEMPOTENCY' },

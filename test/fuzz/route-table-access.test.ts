@@ -8,12 +8,10 @@ import { mintApiKey } from '../../shared/auth/api-key-service';
 import { SCOPES } from '../../shared/auth/scopes';
 import { replaceCostSettings } from '../../shared/costs/cost-settings-service';
 import { createDashboardView } from '../../shared/dashboards/dashboard-view-service';
-import { adImportSchema } from '../../shared/schemas/ad-import';
 import { costSettingsInputSchema, skuCostSchema } from '../../shared/schemas/cost-settings';
 import { createDashboardViewSchema } from '../../shared/schemas/dashboard-view';
-import { upsertAds } from '../../shared/store/ad-repository';
-import { upsertFxRates } from '../../shared/store/fx-repository';
-import { putSkuCosts } from '../../shared/store/sku-cost-repository';
+import { writeSkuCosts } from '../../shared/analytics/store/sku-costs';
+import { importAds } from '../support/ad-store';
 import { isOfKind, ITEM_KINDS, type ItemKind } from '../../shared/store/table-design';
 import { ingestEvents } from '../../shared/tracking/ingest-service';
 import { parseIngestBody } from '../../shared/tracking/parse-ingest-body';
@@ -106,7 +104,7 @@ function requestedDays(route: RouteDefinition & { id: RouteId }, pixelId: string
  * A pixel with data where the requests look: on each requested range's first day (noon UTC lies
  * inside that day in every zone the fuzz map draws), a visit from a Meta ad, a sign-up and a
  * purchase of a returning customer with items and a refund, projected by the pipeline into the
- * query, cohort and journey read models; ad hours on that day (so its rollups); cost settings and
+ * query, cohort and journey read models; ad hours on that day; cost settings and
  * SKU costs. The analytics handlers then read real items, and the recording judges those reads.
  */
 async function seedAnalytics(pixelId: string, days: readonly string[]) {
@@ -116,7 +114,7 @@ async function seedAnalytics(pixelId: string, days: readonly string[]) {
     requestTime: new Date(),
     input: costSettingsInputSchema.parse({ defaultCogsPercent: 40, handlingFeePerItem: 0.5, defaultShippingCostPerOrder: 4, gatewayFees: [{ gateway: 'stripe', percent: 2.9, fixed: 0.3 }], currency: 'USD' }),
   });
-  await putSkuCosts(pixelId, [skuCostSchema.parse({ sku: 'SKU1', cost: 12, currency: 'EUR', effectiveFrom: '2024-01-01' })]);
+  await writeSkuCosts(pixelId, [skuCostSchema.parse({ sku: 'SKU1', cost: 12, currency: 'EUR', effectiveFrom: '2024-01-01' })]);
   for (const [i, day] of [...new Set(days)].entries()) {
     const at = (time: string) => `${day}T${time}Z`;
     const ad = `https://shop.example/?utm_source=facebook&utm_medium=paid&campaign_id=c1&adset_id=s1&ad_id=a1`;
@@ -144,16 +142,14 @@ async function seedAnalytics(pixelId: string, days: readonly string[]) {
     await ingestEvents(pixelId, request, new Date(at('13:00:00')));
   }
   await drainPipeline();
-  await upsertAds(
+  await importAds(
     pixelId,
     ['a1', 'a2', 'a3'].map((adId, i) =>
-      adImportSchema.parse(
-        validAdInput({
-          adId,
-          platform: (['meta', 'google', 'tiktok'] as const)[i],
-          hourly: [hourRow('2025-03-01T10:00:00Z', 2), hourRow('2025-06-01T23:00:00Z', 3), ...days.map((day) => hourRow(`${day}T12:00:00Z`, 5))],
-        }),
-      ),
+      validAdInput({
+        adId,
+        platform: (['meta', 'google', 'tiktok'] as const)[i],
+        hourly: [hourRow('2025-03-01T10:00:00Z', 2), hourRow('2025-06-01T23:00:00Z', 3), ...days.map((day) => hourRow(`${day}T12:00:00Z`, 5))],
+      }),
     ),
   );
 }
@@ -169,7 +165,7 @@ async function setUp(route: RouteDefinition & { id: RouteId }) {
   await useFreshTable();
   const pixelId = `px_access_${route.id}`;
   const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s', costLimit: '1000000/1s' });
-  await upsertFxRates(pixelId, [{ date: '2024-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
+  await importAds(pixelId, [], [{ date: '2024-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
   await seedAnalytics(pixelId, requestedDays(route, pixelId));
   const view = await createDashboardView({ pixelId, apiKeyPk: 'ak_access_seed', requestTime: new Date() }, createDashboardViewSchema.parse(validCreateBody()));
   const module = (await import(new URL(`../../${route.handler}`, import.meta.url).href)) as { handler: Handler };
@@ -214,9 +210,8 @@ describe('the item family patterns', () => {
     ['pixelHead', 'PIXEL#px_1', true],
     ['pixelHead', 'PIXEL#px_1#VIEWS', false],
     ['dashboardViews', 'PIXEL#px_1#VIEWS', true],
-    ['adMetrics', 'PIXEL#px_1#AD#meta#a1', true],
-    ['adMetrics', 'PIXEL#px_1#ADS', false],
-    ['adDirectory', 'PIXEL#px_1#AD#meta#a1', false],
+    ['analyticsPartitions', 'PIXEL#px_1#PARQUET#ad_hours', true],
+    ['analyticsPartitions', 'PIXEL#px_1#ADS', false],
     ['queryOrdersByDay', 'PIXEL#px_1#QO#2025-01-01#3', true],
     ['queryOrderDayCopies', 'PIXEL#px_1#QD#2025-01-01', true],
     ['queryOrdersByDay', 'PIXEL#px_1#QD#2025-01-01', false],

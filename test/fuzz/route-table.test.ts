@@ -6,10 +6,8 @@ import { routeTable, type RouteDefinition, type RouteId } from '../../lib/routes
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { SCOPES } from '../../shared/auth/scopes';
 import { createDashboardView } from '../../shared/dashboards/dashboard-view-service';
-import { adImportSchema } from '../../shared/schemas/ad-import';
 import { createDashboardViewSchema } from '../../shared/schemas/dashboard-view';
-import { upsertAds } from '../../shared/store/ad-repository';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import { importAds } from '../support/ad-store';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
 import { validCreateBody } from '../support/dashboard-view-fixtures';
 import { tableDataText } from '../support/event-store';
@@ -72,12 +70,10 @@ async function setUp(route: RouteDefinition & { id: RouteId }): Promise<Harness>
   const pixelId = `px_fuzz_${route.id}`;
   // Thousands of requests on one key: a quota (tested in rate-limits.test.ts) must not answer them.
   const { apiKey } = await mintApiKey({ pixelId, scopes: [...SCOPES], rateLimit: '1000000/1s', eventsRateLimit: '1000000/1s', costLimit: '1000000/1s' });
-  await upsertFxRates(pixelId, [{ date: '2025-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }]);
-  await upsertAds(
+  await importAds(
     pixelId,
-    ['a1', 'a2', 'a3'].map((adId, i) =>
-      adImportSchema.parse(validAdInput({ adId, platform: (['meta', 'google', 'tiktok'] as const)[i], hourly: [hourRow('2025-03-01T10:00:00Z', 2), hourRow('2025-06-01T23:00:00Z', 3)] })),
-    ),
+    ['a1', 'a2', 'a3'].map((adId, i) => validAdInput({ adId, platform: (['meta', 'google', 'tiktok'] as const)[i], hourly: [hourRow('2025-03-01T10:00:00Z', 2), hourRow('2025-06-01T23:00:00Z', 3)] })),
+    [{ date: '2025-01-01', rates: { USD: 1, EUR: 0.9, GBP: 0.8 } }],
   );
   const context = { pixelId, viewId: await seedView(pixelId) };
   return { route, context, headers: { 'x-api-key': apiKey, 'x-pixel-id': pixelId, 'content-type': 'application/json' }, handler: await loadHandler(route), table: await tableDataText() };

@@ -143,10 +143,19 @@ describe('ApiStack template', () => {
         StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'order_id', Type: 'string', Comment: Match.anyValue() }, { Name: 'revision', Type: 'int', Comment: Match.anyValue() }]) }),
       }),
     });
-    // The query reads the bucket, the consumer writes it; neither may delete, and no other route touches it.
+    // The imported facts have theirs too, each with its import id (for the read rule).
+    for (const name of ['ads', 'ad_hours', 'fx_rates', 'sku_costs']) {
+      template.hasResourceProperties('AWS::Glue::Table', {
+        TableInput: Match.objectLike({ Name: name, StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'import_id', Type: 'string', Comment: Match.anyValue() }]) }) }),
+      });
+    }
+    template.hasResourceProperties('AWS::Glue::Table', {
+      TableInput: Match.objectLike({ Name: 'ad_hours', StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'ad_key', Type: 'bigint', Comment: Match.anyValue() }, { Name: 'hour', Type: 'timestamp', Comment: Match.anyValue() }]) }) }),
+    });
+    // The analytics routes read the bucket, the consumer writes it; neither may delete, and no other route touches it.
     const bucketActions = (statements: PolicyStatement[]) =>
       statements.filter((statement) => JSON.stringify(statement.Resource).includes('AnalyticsStoreBucket')).flatMap((statement) => asArray(statement.Action)).sort();
-    expect(bucketActions(policyStatementsOf('query'))).toEqual(['s3:GetObject', 's3:ListBucket']);
+    for (const routeId of ['query', 'queryAds', 'queryAttribution', 'queryCohortAnalysis'] as const) expect(bucketActions(policyStatementsOf(routeId)), routeId).toEqual(['s3:GetObject', 's3:ListBucket']);
     const consumerPolicy = resourceOf(stack.workers.get('projectPending')!.role.node.findChild('DefaultPolicy'));
     expect(bucketActions((consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(bucketActions(policyStatementsOf('getAccount'))).toEqual([]);
@@ -502,12 +511,9 @@ describe('ApiStack template', () => {
       ]);
     });
 
-    it('queryAds: reads settings, rates, the ad directory and ad metrics; writes nothing but its key counter', () => {
+    it('queryAds: reads the analytics store\'s live files (ads, hours, rates); writes nothing but its key counter', () => {
       expect(tableStatementsOf('queryAds')).toEqual([
-        { Sid: 'PixelHeadRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: { ...like('PIXEL#*'), 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['PIXEL#*#*'] } } },
-        { Sid: 'FxRatesRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#FX') },
-        { Sid: 'AdDirectoryRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#ADS') },
-        { Sid: 'AdMetricsRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#AD#*') },
+        { Sid: 'AnalyticsPartitionsRead', Action: READ, Effect: 'Allow', Resource: tableArn(), Condition: like('PIXEL#*#PARQUET#*') },
         keyCounting(),
       ]);
     });

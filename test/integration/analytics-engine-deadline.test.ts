@@ -20,6 +20,21 @@ describe('the analytics engine under a deadline', () => {
     expect(outcome).toBeInstanceOf(NotStartedError);
   });
 
+  it('refuses a statement begun after the interruption, which found nothing running (the work was between statements)', async () => {
+    const outcome = await withDeadline(Date.now() + 1_000, () =>
+      withDuckDB(async (connection) => {
+        await connection.run('SELECT 1');
+        // Reading the store, say, while the deadline nears.
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        return Number((await connection.runAndReadAll('SELECT 41 + 1')).getRows()[0]![0]);
+      }).then(
+        (value) => value,
+        (error: unknown) => error,
+      ),
+    );
+    expect(outcome).toBeInstanceOf(NotStartedError);
+  });
+
   it('lets a statement run to its end outside a request, and within a deadline it meets', async () => {
     const count = await withDuckDB(async (connection) => Number((await connection.runAndReadAll('SELECT count(*) FROM range(1000)')).getRows()[0]![0]));
     expect(count).toBe(1000);

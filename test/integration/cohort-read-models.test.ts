@@ -6,7 +6,7 @@ import { runCohortAnalysis } from '../../shared/analytics/cohort-service';
 import { readModelSource, type QuerySource } from '../../shared/analytics/query-service';
 import { importOrdersFile } from '../../shared/orders/import-orders';
 import { queryCohortRequestSchema } from '../../shared/schemas/query-cohort';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import { importAds } from '../support/ad-store';
 import { useFreshTable } from '../support/fresh-table';
 
 const PIXEL = 'px_cohort_store';
@@ -14,7 +14,7 @@ const NOW = Date.parse('2026-06-01T00:00:00Z');
 
 beforeAll(async () => {
   await useFreshTable();
-  await upsertFxRates(PIXEL, [{ date: '2025-01-01', rates: { USD: 1 } }]);
+  await importAds(PIXEL, [], [{ date: '2025-01-01', rates: { USD: 1 } }]);
   const order = (orderId: string, orderDate: string, userId: string, fields: Record<string, unknown> = {}) => ({ orderId, orderDate, value: 10, currency: 'USD', customer: { userIds: [userId] }, ...fields });
   const file = join(mkdtempSync(join(tmpdir(), 'cohorts-')), 'orders.ndjson');
   writeFileSync(

@@ -4,16 +4,19 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importAdsFile } from '../../shared/ads/import-ads';
-import { loadHourlyMetrics, loadRollupsForAds } from '../../shared/store/ad-repository';
-import { rollupMonth } from '../../shared/store/daily-rollup-codec';
-import { loadFxTable } from '../../shared/store/fx-repository';
+import { calendarOf, cellsFromHours } from '../../shared/ads/ad-series';
+import { readAdCells, readAdHours } from '../../shared/analytics/store/ad-facts';
+import { readFxTable as loadFxTable } from '../../shared/analytics/store/fx-rates';
+import type { Ad } from '../../shared/schemas/ad-import';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
 import { useFreshTable } from '../support/fresh-table';
 
 const dir = mkdtempSync(join(tmpdir(), 'concurrent-imports-'));
-const MARCH = [new Date('2026-03-01T00:00:00Z'), new Date('2026-04-01T00:00:00Z')] as const;
+const MARCH = { start: Date.parse('2026-03-01T00:00:00Z'), end: Date.parse('2026-04-01T00:00:00Z') };
 const HOUR = 3_600_000;
-const hourOfMarch = (index: number) => new Date(MARCH[0].getTime() + index * HOUR).toISOString().replace('.000Z', 'Z');
+const hourOfMarch = (index: number) => new Date(MARCH.start + index * HOUR).toISOString().replace('.000Z', 'Z');
+const adOf = (adId: string) => ({ platform: 'meta', adId }) as Ad;
+const loadHourlyMetrics = async (pixelId: string, adId: string) => (await readAdHours(pixelId, [adOf(adId)], MARCH)).get(`meta#${adId}`) ?? [];
 
 beforeAll(async () => {
   await useFreshTable();
@@ -27,7 +30,7 @@ function ndjson(lines: unknown[]): string {
   return path;
 }
 
-describe('imports running at the same time (real SDK, dynalite)', () => {
+describe('imports running at the same time (DuckDB, the local store)', () => {
   it('four imports of different weeks of the same ads and month store every hour of all four', async () => {
     // Prepare: 20 ads; import w holds week w of March for every ad, spend = w + 1.
     const adIds = Array.from({ length: 20 }, (_, i) => `ad-${i}`);
@@ -35,13 +38,13 @@ describe('imports running at the same time (real SDK, dynalite)', () => {
       ndjson(adIds.map((adId) => validAdInput({ adId, hourly: Array.from({ length: 7 * 24 }, (_, h) => hourRow(hourOfMarch(week * 168 + h), week + 1)) }))),
     );
 
-    // Act: all four at once, in small batches so their writes interleave.
-    const summaries = await Promise.all(weeks.map((path) => importAdsFile('px_weeks', path, { batchSize: 5 })));
+    // Act: all four at once.
+    const summaries = await Promise.all(weeks.map((path) => importAdsFile('px_weeks', path)));
 
     // Assess: nothing rejected, and each ad holds 4 × 168 hours, each week with its own spend.
     expect(summaries.map((summary) => summary.rejected)).toEqual([0, 0, 0, 0]);
     for (const adId of adIds) {
-      const hours = await loadHourlyMetrics('px_weeks', { platform: 'meta', adId }, ...MARCH);
+      const hours = await loadHourlyMetrics('px_weeks', adId);
       expect(hours).toHaveLength(4 * 168);
       expect(hours.map((row) => row.spend)).toEqual([0, 1, 2, 3].flatMap((week) => Array.from({ length: 168 }, () => week + 1)));
     }
@@ -59,18 +62,18 @@ describe('imports running at the same time (real SDK, dynalite)', () => {
 
           await Promise.all([importAdsFile(pixelId, importOf(hoursOfA, 1)), importAdsFile(pixelId, importOf(hoursOfB, 2))]);
 
-          const stored = await loadHourlyMetrics(pixelId, { platform: 'meta', adId: 'a1' }, ...MARCH);
+          const stored = await loadHourlyMetrics(pixelId, 'a1');
           const union = [...new Set([...hoursOfA, ...hoursOfB])].sort((x, y) => x - y);
-          expect(stored.map((row) => (row.hour - MARCH[0].getTime()) / HOUR)).toEqual(union);
+          expect(stored.map((row) => (row.hour - MARCH.start) / HOUR)).toEqual(union);
           for (const row of stored) {
-            const hour = (row.hour - MARCH[0].getTime()) / HOUR;
-            // An hour both gave holds one of the two whole rows: the last writer's.
+            const hour = (row.hour - MARCH.start) / HOUR;
+            // An hour both gave holds one of the two whole rows: the later import's.
             const candidates = [hoursOfA.includes(hour) ? 1 : undefined, hoursOfB.includes(hour) ? 2 : undefined].filter(Boolean);
             expect(candidates).toContain(row.spend);
           }
-          // The daily rollup is the one of the union, whichever import wrote it last.
-          const { cells } = await loadRollupsForAds(pixelId, [{ platform: 'meta', adId: 'a1' }], ...MARCH, { kind: 'utc' });
-          expect(cells.get('meta#a1')).toEqual(rollupMonth('2026-03', stored, 'UTC'));
+          // The day cells are those of the union.
+          const calendar = calendarOf(MARCH, 'UTC');
+          expect((await readAdCells(pixelId, [adOf('a1')], calendar)).get('meta#a1')).toEqual(cellsFromHours(stored, calendar));
         },
       ),
       { numRuns: 15 },
@@ -84,6 +87,6 @@ describe('imports running at the same time (real SDK, dynalite)', () => {
     await Promise.all([importAdsFile('px_fx', ratesOf('EUR', 0.9)), importAdsFile('px_fx', ratesOf('GBP', 0.8)), importAdsFile('px_fx', ratesOf('JPY', 150))]);
 
     const table = await loadFxTable('px_fx');
-    for (const date of dates) expect(table.ratesOn(date)).toEqual({ EUR: 0.9, GBP: 0.8, JPY: 150 });
+    for (const date of dates) expect([table.rateOn('EUR', date), table.rateOn('GBP', date), table.rateOn('JPY', date)]).toEqual([0.9, 0.8, 150]);
   });
 });

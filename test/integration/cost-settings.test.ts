@@ -6,7 +6,7 @@ import { handler as getCostSettings } from '../../functions/accounts/get-cost-se
 import { handler as putCostSettings } from '../../functions/accounts/put-cost-settings';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { importCostsFile } from '../../shared/costs/import-costs';
-import { loadSkuCosts } from '../../shared/store/sku-cost-repository';
+import { readSkuCosts as loadSkuCosts } from '../../shared/analytics/store/sku-costs';
 import { apiEvent, invoke } from '../support/api-event';
 import { recordedEvents, useFreshTable } from '../support/fresh-table';
 import { drainPipeline } from '../support/pipeline';

@@ -4,11 +4,12 @@ import { completeFirstStart } from '../../lib/local/first-start';
 import { authenticate } from '../../shared/auth/authenticate';
 import { SCOPES } from '../../shared/auth/scopes';
 import { loadCostSettings } from '../../shared/store/cost-settings-repository';
-import { loadSkuCosts } from '../../shared/store/sku-cost-repository';
+import { readSkuCosts as loadSkuCosts } from '../../shared/analytics/store/sku-costs';
 import { listApiKeys } from '../../shared/store/api-key-repository';
-import { listAds, loadHourlyMetrics } from '../../shared/store/ad-repository';
-import { loadFxTable } from '../../shared/store/fx-repository';
+import { readAdHours, readAds as listAds } from '../../shared/analytics/store/ad-facts';
+import { readFxTable as loadFxTable } from '../../shared/analytics/store/fx-rates';
 import { useFreshTable } from '../support/fresh-table';
+import { DEMO_DEFAULTS, generateDemoFxRates } from '../../lib/local/demo-ads';
 import { shapeAttribution } from '../../shared/attribution/attribution-engine';
 import { runAttributionQuery } from '../../shared/attribution/attribution-service';
 import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
@@ -42,12 +43,14 @@ describe('first start', () => {
     expect((await loadSkuCosts('px_demo')).length).toBeGreaterThan(0);
     expect(new Set(ads.map((ad) => ad.platform))).toEqual(new Set(['meta', 'google', 'tiktok']));
     const lastHour = Date.parse('2026-11-23T00:00:00Z');
-    const window = [new Date(lastHour - 90 * 24 * 3_600_000), new Date(lastHour + 3_600_000)] as const;
-    const hours = (await Promise.all(ads.map((ad) => loadHourlyMetrics('px_demo', ad, ...window)))).flat().map((row) => row.hour);
+    const hours = [...(await readAdHours('px_demo', ads, { start: lastHour - 90 * 24 * 3_600_000, end: lastHour + 3_600_000 })).values()].flat().map((row) => row.hour);
     expect(Math.max(...hours)).toBe(lastHour);
     expect(Math.min(...hours)).toBe(lastHour - (90 * 24 - 1) * 3_600_000);
     const fx = await loadFxTable('px_demo');
-    expect(fx.latestDate()).toBe('2026-11-23');
+    // Every day of the metrics has its own rates, the last one too.
+    const generated = generateDemoFxRates({ ...DEMO_DEFAULTS, end: clock });
+    expect(generated.at(-1)!.date).toBe('2026-11-23');
+    expect(fx.rateOn('EUR', '2026-11-23')).toBe(generated.at(-1)!.rates.EUR);
     for (const ad of ads) expect(fx.convert(100, ad.currency, 'USD', '2026-10-01')).toBeGreaterThan(0);
 
     // The demo events are in the event store (as the events API would have stored them), and every

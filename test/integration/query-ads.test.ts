@@ -1,10 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as queryAds } from '../../functions/db-mgmt/query-ads';
 import { mintApiKey } from '../../shared/auth/api-key-service';
-import { adImportSchema, type AdImportInput } from '../../shared/schemas/ad-import';
-import { updateAccount } from '../../shared/account/account-service';
-import { rebuildRollups, upsertAds } from '../../shared/store/ad-repository';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import type { AdImportInput } from '../../shared/schemas/ad-import';
+import { importAds } from '../support/ad-store';
 import { apiEvent, invoke } from '../support/api-event';
 import { lambdaContext } from '../../lib/local/local-api';
 import { useFreshTable } from '../support/fresh-table';
@@ -80,11 +78,11 @@ const DELTA = ad({
 
 beforeAll(async () => {
   await useFreshTable();
-  await upsertFxRates(PIXEL, [
+  await importAds(PIXEL, [ALPHA, BRAVO, CHARLIE, DELTA], [
     { date: '2026-03-01', rates: { USD: 1, EUR: 0.8, GBP: 0.5 } },
-    { date: '2026-03-02', rates: { USD: 1, EUR: 0.5 } },
+    // CAD from March 2 only: converting into it before then has no rate at all.
+    { date: '2026-03-02', rates: { USD: 1, EUR: 0.5, CAD: 1.25 } },
   ]);
-  await upsertAds(PIXEL, [ALPHA, BRAVO, CHARLIE, DELTA].map((input) => adImportSchema.parse(input)));
   const { apiKey } = await mintApiKey({ pixelId: PIXEL, scopes: ['analytics:read'] });
   headers = { 'x-api-key': apiKey, 'x-pixel-id': PIXEL };
 });
@@ -93,17 +91,7 @@ const query = (body: Record<string, unknown>) => invoke(queryAds, apiEvent({ met
 const rowsByName = (body: any) => Object.fromEntries(body.rows.map((row: any) => [row.basicDetails.adName, row]));
 const MARCH_1_2 = { start: '2026-03-01', end: '2026-03-02' };
 
-/*
- * The same questions and the same expected numbers against each way the days are read: with the
- * reporting zone UTC, UTC ranges read the UTC rollups and New York ranges the hours; with the
- * reporting zone New York, New York ranges read its rollups (rebuilt after the change).
- */
-describe.each(['UTC', 'America/New_York'])('query-ads daily series (exact numbers), reporting zone %s', (reportingZone) => {
-  beforeAll(async () => {
-    await updateAccount({ pixelId: PIXEL, patch: { timezone: reportingZone }, apiKeyPk: 'ak_test', requestTime: new Date() });
-    await rebuildRollups(PIXEL);
-  });
-
+describe('query-ads daily series (exact numbers)', () => {
   it('sums each UTC day, converts money at each day\'s rate and derives ratios from the sums', async () => {
     const response = await query({
       measures: ['channel.spend', 'channel.impressions', 'channel.ctr', 'channel.cpc', 'channel.cpm', 'channel.roas', 'meta.spend', 'google.ctr'],
@@ -170,21 +158,41 @@ describe.each(['UTC', 'America/New_York'])('query-ads daily series (exact number
     ]);
   });
 
-  it('converts into another currency, and leaves money out where a day has no rate for it', async () => {
+  it('converts into another currency, each currency at its own latest rate on or before the hour\'s date', async () => {
     const oneDay = await query({ measures: ['channel.spend', 'channel.impressions'], dateRange: { start: '2026-03-01', end: '2026-03-01' }, currency: 'GBP' });
     const rowsDay1 = rowsByName(oneDay.body);
     // 15 EUR at 0.8 EUR and 0.5 GBP per USD = 9.375 GBP; 7 USD = 3.5 GBP.
     expect(rowsDay1['Alpha Video'].data.primary[0]).toMatchObject({ 'channel.spend': 9.375, 'channel.impressions': 1500 });
     expect(rowsDay1['Bravo Search'].data.primary[0]).toMatchObject({ 'channel.spend': 3.5 });
 
+    // March 2 has rates, but none for GBP: GBP's latest earlier one (0.5, March 1) applies, beside
+    // EUR's own March 2 rate (0.5): 20 EUR = 20 GBP. The budgets use each currency's latest rate.
     const twoDays = await query({ measures: ['channel.spend', 'channel.impressions'], dateRange: MARCH_1_2, currency: 'GBP' });
     const alpha = rowsByName(twoDays.body)['Alpha Video'];
-    // March 2 has rates, but none for GBP: spend cannot be stated for the range, impressions can.
+    expect(alpha.data.primary.map((point: any) => [point.dt, point['channel.spend'], point['channel.impressions']])).toEqual([
+      ['2026-03-01', 9.375, 1500],
+      ['2026-03-02', 20, 2000],
+    ]);
+    expect(alpha.basicDetails).toMatchObject({ currency: 'GBP', nativeCurrency: 'EUR', dailyBudget: 40, budgetRemaining: 10, amountSpent: 100 });
+  });
+
+  it('leaves money out of an ad\'s data where an hour has no rate on or before its date, and the rest is answered', async () => {
+    // CAD has no rate before March 2: Alpha's March 1 spend cannot be stated, so none of its money is.
+    const twoDays = await query({ measures: ['channel.spend', 'channel.impressions'], dateRange: MARCH_1_2, currency: 'CAD' });
+    const alpha = rowsByName(twoDays.body)['Alpha Video'];
     expect(alpha.data.primary.map((point: any) => Object.keys(point))).toEqual([
       ['dt', 'start', 'end', 'channel.impressions'],
       ['dt', 'start', 'end', 'channel.impressions'],
     ]);
-    expect(alpha.basicDetails).toMatchObject({ currency: 'GBP', nativeCurrency: 'EUR', dailyBudget: null, budgetRemaining: null, amountSpent: null });
+    // The budgets convert at the latest rates, which CAD has: 40 EUR / 0.5 * 1.25.
+    expect(alpha.basicDetails).toMatchObject({ currency: 'CAD', nativeCurrency: 'EUR', dailyBudget: 100 });
+    // March 2 alone converts: 20 EUR / 0.5 * 1.25 = 50 CAD.
+    const secondDay = await query({ measures: ['channel.spend'], dateRange: { start: '2026-03-02', end: '2026-03-02' }, currency: 'CAD' });
+    expect(rowsByName(secondDay.body)['Alpha Video'].data.primary[0]).toMatchObject({ 'channel.spend': 50 });
+    // A currency without any rate: no money, and budgets null.
+    const noRates = await query({ measures: ['channel.spend', 'channel.impressions'], dateRange: MARCH_1_2, currency: 'JPY' });
+    expect(rowsByName(noRates.body)['Alpha Video'].basicDetails).toMatchObject({ currency: 'JPY', dailyBudget: null, budgetRemaining: null, amountSpent: null });
+    expect(Object.keys(rowsByName(noRates.body)['Alpha Video'].data.primary[0])).toEqual(['dt', 'start', 'end', 'channel.impressions']);
   });
 
   it('converts budget fields at the latest rate', async () => {
@@ -251,7 +259,7 @@ describe('query-ads paging', () => {
     const many = Array.from({ length: 30 }, (_, i) =>
       ad({ platform: (['meta', 'google', 'tiktok'] as const)[i % 3]!, adId: `p${String(i).padStart(2, '0')}`, adName: i < 23 ? `Video ${i % 4}` : `Static ${i}`, currency: 'USD', updatedAt: `2026-03-0${1 + (i % 2)}T00:00:00Z` }),
     );
-    await upsertAds(pixel, many.map((input) => adImportSchema.parse(input)));
+    await importAds(pixel, many);
     const { apiKey } = await mintApiKey({ pixelId: pixel, scopes: ['db_query'] });
     const page = (offset: number) =>
       invoke(queryAds, apiEvent({ method: 'POST', path: PATH, headers: { 'x-api-key': apiKey, 'x-pixel-id': pixel }, body: { pixelId: pixel, limit: 5, offset, filters: { field: 'channel.ad_name', op: 'contains', value: 'video' } } }));
@@ -339,7 +347,7 @@ describe('query-ads validation', () => {
   });
 });
 
-describe('query-ads storage paths', () => {
+describe('query-ads zones and formats', () => {
   const pixel = 'px_paths';
   let pathHeaders: Record<string, string>;
   const ask = (body: Record<string, unknown>) =>
@@ -347,12 +355,11 @@ describe('query-ads storage paths', () => {
   const impressionsOf = (response: any) => response.body.rows[0].data.primary.map((point: any) => [point.dt, point['channel.impressions']]);
 
   beforeAll(async () => {
-    await updateAccount({ pixelId: pixel, patch: { timezone: 'Asia/Kolkata' }, apiKeyPk: 'ak_test', requestTime: new Date() });
-    await upsertAds(pixel, [adImportSchema.parse(DELTA)]);
+    await importAds(pixel, [DELTA]);
     pathHeaders = { 'x-api-key': (await mintApiKey({ pixelId: pixel, scopes: ['analytics:read'] })).apiKey, 'x-pixel-id': pixel };
   });
 
-  it('answers whole days in UTC and in the reporting zone from the rollups, and any other zone or clipped range from the hours', async () => {
+  it('buckets the same hours into the local days of any zone, and clips date-time bounds', async () => {
     const utc = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' } });
     const kolkata = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' });
     const newYork = await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' });
@@ -360,21 +367,8 @@ describe('query-ads storage paths', () => {
     // 05:00Z is 10:30 in Kolkata: the 19 hours from 05:00Z to 23:00Z start on March 8 there.
     expect(impressionsOf(kolkata)).toEqual([['2026-03-08', 14], ['2026-03-09', 11]]);
     expect(impressionsOf(newYork)).toEqual([['2026-03-08', 23], ['2026-03-09', 2]]);
-
-    // Take the hours away: what still answers was read from the rollups.
-    const { documentClient, tableName } = await import('../../shared/store/dynamo-client');
-    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-    await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#${pixel}#AD#meta#d1`, SK: 'M#2026-03' } }));
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' } }))).toEqual(impressionsOf(utc));
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' }))).toEqual(impressionsOf(kolkata));
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' }))).toEqual([]);
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08T06:00:00Z', end: '2026-03-09T00:00:00Z' } }))).toEqual([]);
-
-    // A new reporting zone: the Kolkata rollups are not New York's days, so New York reads the
-    // (now missing) hours until a rebuild, and Kolkata is no longer read from rollups either.
-    await updateAccount({ pixelId: pixel, patch: { timezone: 'America/New_York' }, apiKeyPk: 'ak_test', requestTime: new Date() });
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'America/New_York' }))).toEqual([]);
-    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08', end: '2026-03-09' }, timezone: 'Asia/Kolkata' }))).toEqual([]);
+    // From 06:00Z: the 05:00 hour starts before the range.
+    expect(impressionsOf(await ask({ dateRange: { start: '2026-03-08T06:00:00Z', end: '2026-03-09T00:00:00Z' } }))).toEqual([['2026-03-08', 18]]);
   });
 
   it('answers the columnar format with one array per measure per ad, indexed into one calendar', async () => {
@@ -388,7 +382,7 @@ describe('query-ads storage paths', () => {
         end: ['2026-03-07T23:59:59.999+00:00', '2026-03-08T23:59:59.999+00:00', '2026-03-09T23:59:59.999+00:00'],
       },
     });
-    // The UTC rollups are still there; March 7 has no data, so it is not listed.
+    // March 7 has no data, so it is not listed.
     expect(response.body.rows[0].data).toEqual({ primary: { day: [1, 2], 'channel.impressions': [19, 6], 'channel.ctr': [0, 0] } });
   });
 });

@@ -9,10 +9,8 @@ import { journeyProjector } from '../../shared/attribution/journey-projector';
 import { mintApiKey } from '../../shared/auth/api-key-service';
 import { importOrdersFile } from '../../shared/orders/import-orders';
 import { rebuildReadModels } from '../../shared/pipeline/rebuild-read-models';
-import { adImportSchema } from '../../shared/schemas/ad-import';
-import { upsertAds } from '../../shared/store/ad-repository';
 import { documentClient, tableName } from '../../shared/store/dynamo-client';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import { importAds } from '../support/ad-store';
 import { apiEvent, invoke } from '../support/api-event';
 import { wholeTable } from '../support/event-store';
 import { useFreshTable } from '../support/fresh-table';
@@ -65,15 +63,14 @@ beforeAll(async () => {
       .join('\n'),
   );
   await importOrdersFile(PIXEL, file);
-  await upsertFxRates(PIXEL, [{ date: '2026-01-01', rates: { USD: 1, EUR: 0.9 } }]);
-  await upsertAds(PIXEL, [
-    adImportSchema.parse({
+  await importAds(PIXEL, [
+    {
       platform: 'meta', accountId: 'act', accountName: 'Main', campaignId: 'c1', campaignName: 'Spring', adsetId: 's1', adsetName: 'Broad', adId: 'ad1', adName: 'Video',
       status: 'ACTIVE', configuredStatus: 'ACTIVE', effectiveStatus: 'ACTIVE', currency: 'EUR', dailyBudget: null, budgetRemaining: null, amountSpent: null,
       createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-03-01T00:00:00Z',
       hourly: [{ hour: '2026-03-06T10:00:00Z', spend: 30, impressions: 1000, clicks: 20, conversions: 0, conversionValue: 0 }],
-    }),
-  ]);
+    },
+  ], [{ date: '2026-01-01', rates: { USD: 1, EUR: 0.9 } }]);
 });
 
 const BODY = {

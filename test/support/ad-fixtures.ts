@@ -94,7 +94,7 @@ export const validAdInputArbitrary: fc.Arbitrary<AdImportInput> = fc.record(
 
 /**
  * Distinct hours of ad metrics (whole cents of spend) among the `days` days from `firstHour`, in
- * random order: the rollup tests compare what the daily rollups answer with what these hours do.
+ * random order: the cell tests compare what the store's cells answer with what these hours do.
  */
 export function hourlyMetricRows(firstHour: number, days: number, maxRows: number) {
   return fc.uniqueArray(fc.integer({ min: 0, max: days * 24 }), { minLength: 1, maxLength: maxRows }).chain((indexes) =>

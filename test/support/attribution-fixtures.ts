@@ -4,7 +4,7 @@ import { shapeAttribution } from '../../shared/attribution/attribution-engine';
 import { runAttributionQuery, touchpointsByOrder, type AttributionSource } from '../../shared/attribution/attribution-service';
 import type { Ad, FxRatesEntry } from '../../shared/schemas/ad-import';
 import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
-import type { HourlyMetrics } from '../../shared/store/hourly-metrics-codec';
+import type { HourlyMetrics } from '../../shared/analytics/store/ad-facts';
 import { touchpointOf, writesOf, type JourneyGraph, type TouchpointEntry } from '../../shared/store/journey-repository';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { utmOf } from '../../shared/tracking/utm';

@@ -6,7 +6,7 @@ import { runQuery, type QuerySource } from '../../shared/analytics/query-service
 import type { Ad } from '../../shared/schemas/ad-import';
 import type { FxRatesEntry } from '../../shared/schemas/ad-import';
 import { queryRequestSchema } from '../../shared/schemas/query-measures';
-import type { HourlyMetrics } from '../../shared/store/hourly-metrics-codec';
+import type { HourlyMetrics } from '../../shared/analytics/store/ad-facts';
 
 /** A hand-built pixel for the query engine: facts as the read models hold them. */
 export interface MemoryPixel {

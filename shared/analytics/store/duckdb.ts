@@ -32,6 +32,8 @@ async function createInstance(): Promise<DuckDBInstance> {
  * the work is held to its deadline as store calls are: what is still running shortly before it is
  * interrupted and ends as a `NotStartedError`, nothing of it having been stored, so the request
  * answers (400 on its own size, 503 after a store fault) instead of being cut off by the runtime.
+ * DuckDB forgets an interruption that finds no statement running (the work may be between
+ * statements, reading the store), so from then on the connection refuses every call.
  */
 export async function withDuckDB<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const engine = await (instance ??= createInstance().catch((error: unknown) => {
@@ -47,10 +49,21 @@ export async function withDuckDB<T>(work: (connection: DuckDBConnection) => Prom
         connection.interrupt();
       }, Math.max(0, left - ANSWER_MS))
     : undefined;
+  const outOfTime = (cause?: unknown) => new NotStartedError('The analytics engine ran out of the request\'s time', cause === undefined ? undefined : { cause });
+  const guarded = new Proxy(connection, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (interrupted) throw outOfTime();
+        return (value as (...args: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
   try {
-    return await work(connection);
+    return await work(guarded);
   } catch (error) {
-    if (interrupted) throw new NotStartedError('The analytics engine ran out of the request\'s time', { cause: error });
+    if (interrupted && !(error instanceof NotStartedError)) throw outOfTime(error);
     throw error;
   } finally {
     clearTimeout(timer);

@@ -4,7 +4,7 @@
  * received: which of them are live (a repeated delivery, a superseded statement) is decided by
  * the table's read rule, applied by every reader and by compaction alike (live-rows.ts).
  */
-export type ColumnType = 'VARCHAR' | 'BOOLEAN' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP' | 'VARCHAR[]';
+export type ColumnType = 'VARCHAR' | 'BOOLEAN' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'DATE' | 'TIMESTAMP' | 'VARCHAR[]';
 
 export interface Column {
   name: string;
@@ -35,6 +35,7 @@ export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
   INTEGER: 'int',
   BIGINT: 'bigint',
   DOUBLE: 'double',
+  DATE: 'date',
   TIMESTAMP: 'timestamp',
   'VARCHAR[]': 'array<string>',
 };
@@ -132,6 +133,96 @@ const BUCKETED_TABLES: ReadonlySet<string> = new Set([ORDERS_TABLE.name]);
 
 /** The name of a table's partition column in its file keys: `bucket` or `date`. */
 export const partitionNameOf = (table: string): 'bucket' | 'date' => (BUCKETED_TABLES.has(table) ? 'bucket' : 'date');
+
+/*
+ * The imported facts: ads, their hourly metrics, exchange rates and SKU costs. Every row carries
+ * the import that wrote it (`import_id`, a ULID taken when the import starts, so later imports
+ * sort after earlier ones); the read rule of each (ad-facts.ts, fx-rates.ts, sku-costs.ts) keeps,
+ * for each key, the row of the latest import. An import writes one file per UTC date it touches,
+ * named by its import id, holding each key at most once (its own repeats resolved by the same
+ * rule before it is stored).
+ */
+const IMPORT_ID = { name: 'import_id', type: 'VARCHAR', description: 'The import that wrote the row: a ULID, later imports sorting after earlier ones; for each key the latest import\u2019s row is the live one' } as const;
+const AD_KEY = [
+  { name: 'platform', type: 'VARCHAR', description: 'meta, google or tiktok' },
+  { name: 'ad_id', type: 'VARCHAR', description: 'The platform\u2019s ad id; an ad is platform + ad_id' },
+  { name: 'ad_key', type: 'BIGINT', description: 'A 64-bit hash of platform and ad_id (the first 8 bytes of SHA-256 of "<platform>\\n<ad_id>"), so a reader picks ads out of a day\u2019s rows by one integer' },
+] as const;
+
+/** Hourly ad metrics as imported, one row per ad, UTC hour and import. */
+export const AD_HOURS_TABLE = {
+  name: 'ad_hours',
+  description: 'Hourly ad metrics as imported, one row per ad, UTC hour and import (the latest import of an hour is live); partitioned by the UTC date of hour',
+  partitionedBy: 'hour',
+  columns: [
+    ...AD_KEY,
+    { name: 'hour', type: 'TIMESTAMP', description: 'The start of the UTC hour' },
+    { name: 'spend', type: 'DOUBLE', description: 'Spend in the ad account\u2019s currency (the ad\u2019s currency in the ads table)' },
+    { name: 'impressions', type: 'BIGINT', description: 'Impressions' },
+    { name: 'clicks', type: 'BIGINT', description: 'Clicks' },
+    { name: 'conversions', type: 'BIGINT', description: 'Conversions' },
+    { name: 'conversion_value', type: 'DOUBLE', description: 'Conversion value in the ad account\u2019s currency' },
+    IMPORT_ID,
+  ],
+} as const satisfies TableDefinition;
+
+/** Ad metadata, one row per ad and import. */
+export const ADS_TABLE = {
+  name: 'ads',
+  description: 'Ad metadata as imported, one row per ad and import (the latest import of an ad is live); partitioned by the UTC date of imported_at',
+  partitionedBy: 'imported_at',
+  columns: [
+    ...AD_KEY,
+    { name: 'account_id', type: 'VARCHAR', description: 'accountId' },
+    { name: 'account_name', type: 'VARCHAR', description: 'accountName' },
+    { name: 'campaign_id', type: 'VARCHAR', description: 'campaignId' },
+    { name: 'campaign_name', type: 'VARCHAR', description: 'campaignName' },
+    { name: 'adset_id', type: 'VARCHAR', description: 'adsetId' },
+    { name: 'adset_name', type: 'VARCHAR', description: 'adsetName' },
+    { name: 'ad_name', type: 'VARCHAR', description: 'adName' },
+    { name: 'status', type: 'VARCHAR', description: 'status' },
+    { name: 'configured_status', type: 'VARCHAR', description: 'configuredStatus' },
+    { name: 'effective_status', type: 'VARCHAR', description: 'effectiveStatus' },
+    { name: 'currency', type: 'VARCHAR', description: 'The ad account\u2019s currency (ISO 4217), of every money field of the ad and its hours' },
+    { name: 'daily_budget', type: 'DOUBLE', description: 'dailyBudget' },
+    { name: 'budget_remaining', type: 'DOUBLE', description: 'budgetRemaining' },
+    { name: 'amount_spent', type: 'DOUBLE', description: 'amountSpent' },
+    { name: 'created_at', type: 'VARCHAR', description: 'createdAt, as an ISO 8601 UTC date-time with milliseconds' },
+    { name: 'updated_at', type: 'VARCHAR', description: 'updatedAt, as an ISO 8601 UTC date-time with milliseconds' },
+    { name: 'imported_at', type: 'TIMESTAMP', description: 'When the import started (UTC)' },
+    IMPORT_ID,
+  ],
+} as const satisfies TableDefinition;
+
+/** Exchange rates, one row per date, currency and import. */
+export const FX_RATES_TABLE = {
+  name: 'fx_rates',
+  description: 'Exchange rates as imported, units of a currency per 1 USD, one row per date, currency and import (the latest import is live); partitioned by the UTC date of imported_at',
+  partitionedBy: 'imported_at',
+  columns: [
+    { name: 'date', type: 'DATE', description: 'The date the rate is for' },
+    { name: 'currency', type: 'VARCHAR', description: 'ISO 4217 code' },
+    { name: 'units_per_usd', type: 'DOUBLE', description: 'Units of the currency per 1 USD' },
+    { name: 'imported_at', type: 'TIMESTAMP', description: 'When the import started (UTC)' },
+    IMPORT_ID,
+  ],
+} as const satisfies TableDefinition;
+
+/** SKU unit costs, one row per SKU, start date and import. */
+export const SKU_COSTS_TABLE = {
+  name: 'sku_costs',
+  description: 'SKU unit costs as imported, one row per SKU, effective_from and import (the latest import is live); partitioned by the UTC date of imported_at',
+  partitionedBy: 'imported_at',
+  columns: [
+    { name: 'sku', type: 'VARCHAR', description: 'The SKU' },
+    { name: 'effective_from', type: 'DATE', description: 'First UTC date the cost applies to' },
+    { name: 'effective_to', type: 'DATE', description: 'Last UTC date it applies to; null: open-ended' },
+    { name: 'cost', type: 'DOUBLE', description: 'The unit cost' },
+    { name: 'currency', type: 'VARCHAR', description: 'The cost\u2019s currency (ISO 4217)' },
+    { name: 'imported_at', type: 'TIMESTAMP', description: 'When the import started (UTC)' },
+    IMPORT_ID,
+  ],
+} as const satisfies TableDefinition;
 
 /** The DDL of a table's columns, as DuckDB takes it. */
 export const columnsDdl = (table: TableDefinition): string => table.columns.map((column) => `"${column.name}" ${column.type}`).join(', ');

@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../shared/account/account-service';
 import { shapeAttribution } from '../../shared/attribution/attribution-engine';
 import { attributionReadModelSource, runAttributionQuery, type AttributionSource } from '../../shared/attribution/attribution-service';
-import { adImportSchema } from '../../shared/schemas/ad-import';
 import { queryAttributionRequestSchema } from '../../shared/schemas/query-attribution';
-import { listAds, upsertAds } from '../../shared/store/ad-repository';
-import { upsertFxRates } from '../../shared/store/fx-repository';
+import { readAds } from '../../shared/analytics/store/ad-facts';
+import { importAds } from '../support/ad-store';
 import { addDays } from '../../shared/time/zoned-time';
 import { hourlyMetricRows, validAdInput } from '../support/ad-fixtures';
 import { memoryAttributionSource, visit, type AttributionPixel } from '../support/attribution-fixtures';
@@ -14,11 +12,12 @@ import { useFreshTable } from '../support/fresh-table';
 import { order } from '../support/query-fixtures';
 
 /*
- * The spend join of POST /db-mgmt/api/query-attribution reads each ad's daily rollups when the
- * query's zone has them (UTC or the pixel's reporting zone) and the hours otherwise; both must give
- * the same spend, ROAS and CPA to the last printed digit, in zones whose days are not UTC days,
- * across daylight-saving changes (New York 2026-03-08, Paris 2026-03-29) and in a currency the ads
- * must be converted from, at rates that change from one UTC date to the next.
+ * The spend join of POST /db-mgmt/api/query-attribution reads each ad's cells per local day and
+ * UTC date as DuckDB sums them from the stored hours; the engine sums the same hours into cells
+ * itself when a source gives hours. Both must give the same spend, ROAS and CPA to the last
+ * printed digit, in zones whose days are not UTC days, across daylight-saving changes (New York
+ * 2026-03-08, Paris 2026-03-29, Lord Howe's half hour) and in a currency the ads must be converted
+ * from, at rates that change from one UTC date to the next.
  */
 
 const HOUR_MS = 3_600_000;
@@ -61,32 +60,27 @@ function buyers(): Pick<AttributionPixel, 'orders' | 'events'> {
 
 let run = 0;
 
-/** The same ads, rates and orders in two pixels: one reporting in `zone` (its ads have daily rollups there), one in UTC (hours only). */
-async function twoPixels(adsHours: ReadonlyArray<ReadonlyArray<Record<string, unknown>>>, zone: string) {
+/** A pixel with these ads and the rates, imported as `npm run import-ads` does. */
+async function storedPixel(adsHours: ReadonlyArray<ReadonlyArray<Record<string, unknown>>>) {
   run++;
-  const withRollups = `px_attr_rollups_${run}`;
-  const withHours = `px_attr_hours_${run}`;
+  const pixel = `px_attr_cells_${run}`;
   const ads = adsHours.map((hourly, i) => {
     const shape = AD_SHAPES[i]!;
-    return adImportSchema.parse(validAdInput({ platform: shape.platform, adId: shape.adId, campaignId: shape.campaignId, currency: shape.currency, hourly }));
+    return validAdInput({ platform: shape.platform, adId: shape.adId, campaignId: shape.campaignId, currency: shape.currency, hourly });
   });
-  for (const [pixel, reportingZone] of [[withRollups, zone], [withHours, 'UTC']] as const) {
-    await updateAccount({ pixelId: pixel, patch: { timezone: reportingZone }, apiKeyPk: 'ak_test', requestTime: new Date() });
-    await upsertFxRates(pixel, FX);
-    await upsertAds(pixel, ads);
-  }
-  return { withRollups, withHours };
+  await importAds(pixel, ads, FX);
+  return pixel;
 }
 
 /**
- * The orders and journeys hand-built; the ads, their rollups and hours from the store of `pixelId`.
- * `cells: false` takes the source's hours and sums them in the engine (the hourly path).
+ * The orders and journeys hand-built; the ads and their hours from the store of `pixelId`.
+ * `cells: false` takes the stored hours and sums them in the engine; `true` the store's cells.
  */
 function storeAdsSource(pixelId: string, cells: boolean): AttributionSource {
   const memory = memoryAttributionSource({ ...buyers(), fx: FX });
   return {
     ...memory,
-    ads: () => listAds(pixelId),
+    ads: () => readAds(pixelId),
     adHours: attributionReadModelSource.adHours,
     ...(cells ? { adCells: attributionReadModelSource.adCells } : { adCells: undefined }),
   };
@@ -104,7 +98,7 @@ beforeAll(async () => {
   await useFreshTable();
 });
 
-describe('query-attribution spend from daily rollups', () => {
+describe('query-attribution spend from the store\'s cells', () => {
   it('gives exactly the spend, ROAS and CPA of the hours, for random hours, zones, ranges, dimensions, granularities and currencies', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -116,7 +110,7 @@ describe('query-attribution spend from daily rollups', () => {
         fc.constantFrom('source', 'channel.campaign_id', 'channel.ad_id'),
         fc.constantFrom('none', 'day', 'week', 'month'),
         async (adsHours, zone, startOffset, length, currency, dimension, granularity) => {
-          const { withRollups, withHours } = await twoPixels(adsHours, zone);
+          const pixel = await storedPixel(adsHours);
           const start = addDays('2026-02-26', startOffset);
           const body = {
             dimension,
@@ -128,17 +122,14 @@ describe('query-attribution spend from daily rollups', () => {
             timezone: zone,
             currency,
           };
-          const hourly = await answer(withRollups, body, false);
-          expect(await answer(withRollups, body, true)).toEqual(hourly);
-          // The loader's own fallback: a zone without rollups reads the hours into cells.
-          expect(await answer(withHours, body, true)).toEqual(hourly);
+          expect(await answer(pixel, body, true)).toEqual(await answer(pixel, body, false));
         },
       ),
       { numRuns: 20 },
     );
   }, 180_000);
 
-  it('reads the rollups when the query is in the reporting zone (the hours taken away change nothing), across New York’s DST change, converting EUR and GBP', async () => {
+  it('sums New York\'s 23-hour day of March 8 from its own hours, converting EUR and GBP', async () => {
     const adsHours = AD_SHAPES.map((_, i) =>
       Array.from({ length: 10 * 24 }, (__, h) => ({
         hour: new Date(Date.parse('2026-03-03T00:00:00Z') + h * HOUR_MS).toISOString(),
@@ -149,23 +140,21 @@ describe('query-attribution spend from daily rollups', () => {
         conversionValue: (h % 13) * 1.1,
       })),
     );
-    const { withRollups } = await twoPixels(adsHours, 'America/New_York');
+    const pixel = await storedPixel(adsHours);
     const body = { dimension: 'channel.ad_id', granularity: 'day', attributionModel: 'last_click', measures: MEASURES, dateRange: { start: '2026-03-04', end: '2026-03-11' }, timezone: 'America/New_York', currency: 'USD' };
-    const fromHours = await answer(withRollups, body, false);
-    const fromRollups = await answer(withRollups, body, true);
-    expect(fromRollups).toEqual(fromHours);
-    // March 8 in New York is 23 hours long; the spend of m1's days is what the hours sum to.
+    const fromHours = await answer(pixel, body, false);
+    const fromCells = await answer(pixel, body, true);
+    expect(fromCells).toEqual(fromHours);
     const spendOf = (results: typeof fromHours) => results[0]!.data.primary.filter((point) => point['channel.ad_id'] === 'm1').map((point) => [point.dt, point['channel.spend']]);
-    expect(spendOf(fromRollups).map(([dt]) => dt)).toEqual(['2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09', '2026-03-10', '2026-03-11']);
-    expect((spendOf(fromRollups)[4]![1] as number) > 0).toBe(true);
-
-    const { documentClient, tableName } = await import('../../shared/store/dynamo-client');
-    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-    for (const shape of AD_SHAPES) {
-      await documentClient.send(new DeleteCommand({ TableName: tableName(), Key: { PK: `PIXEL#${withRollups}#AD#${shape.platform}#${shape.adId}`, SK: 'M#2026-03' } }));
+    expect(spendOf(fromCells).map(([dt]) => dt)).toEqual(['2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09', '2026-03-10', '2026-03-11']);
+    // March 8 in New York: 05:00Z on March 8 to 04:00Z on March 9, 23 hours at EUR 0.85 (March 8) and 0.87 (March 9).
+    const eurPerUsd = (date: string) => (date === '2026-03-08' ? 0.85 : 0.87);
+    let expected = 0;
+    for (let h = 0; h < 23; h++) {
+      const at = Date.parse('2026-03-08T05:00:00Z') + h * HOUR_MS;
+      const index = (at - Date.parse('2026-03-03T00:00:00Z')) / HOUR_MS;
+      expected += (((index * 37) % 500) / 100) / eurPerUsd(new Date(at).toISOString().slice(0, 10));
     }
-    expect(await answer(withRollups, body, true)).toEqual(fromRollups);
-    const withoutHours = await answer(withRollups, body, false);
-    expect(withoutHours[0]!.measureDetails.find((detail) => detail.measure === 'channel.spend')!.primarySum).toBe(0);
+    expect(spendOf(fromCells)[4]![1]).toBeCloseTo(expected, 5);
   });
 });
