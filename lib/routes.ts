@@ -47,8 +47,8 @@ export interface RouteCapabilities {
 
 const reads = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: kinds, writes: [], publishes: false });
 const writes = (...kinds: ItemKind[]): RouteCapabilities => ({ reads: [], writes: kinds, publishes: false });
-/** The query endpoint: settings, the order read models and the analytics store's live files (events, ads, rates, SKU costs). */
-const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'];
+/** The query endpoint: settings and the analytics store's live files (events, orders, ads, rates, SKU costs). */
+const ANALYTICS_READS: ItemKind[] = ['pixelHead', 'analyticsPartitions'];
 
 export const routes = {
   getAccount: {
@@ -212,7 +212,7 @@ export const routes = {
     writes: false,
     summary: 'Cohorts of new customers by acquisition period: size, lifetime value, retention and contribution margin per period',
     // Orders and their customers' histories, costed: exchange rates and SKU costs from the analytics store.
-    capabilities: { ...reads('pixelHead', 'queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'analyticsPartitions'), analytics: 'read' },
+    capabilities: { ...reads('pixelHead', 'analyticsPartitions'), analytics: 'read' },
   },
   queryAds: {
     method: 'POST',
@@ -236,7 +236,7 @@ export const routes = {
     summary: 'Credit orders to the marketing touchpoints of their buyers, by attribution model, with ad spend',
     // Orders, their journeys, and ads, ad hours and exchange rates from the analytics store; no
     // settings, costs or event read model (touchpoints live in the journeys).
-    capabilities: { ...reads('queryOrderDayCopies', 'queryOrdersByDay', 'queryOrderFacts', 'journeys', 'analyticsPartitions'), analytics: 'read' },
+    capabilities: { ...reads('journeys', 'analyticsPartitions'), analytics: 'read' },
   },
   ingestEvents: {
     method: 'POST',

@@ -23,15 +23,6 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * - EventId dedup index: `PIXEL#<pixelId>#EVIDX#<bucket 00-31>` / `<page 0000…>`: which delivery of
  *                     each client eventId is the stored one (first in the log) and where it is, many
  *                     eventIds a page (gzipped, pages under 32 KB of data; dedup-index.ts)
- * - Orders:           `PIXEL#<pixelId>#ORDER#<orderId>` / `ORDER` (attributes, `sources`, `version`);
- *                     GSI1 `PIXEL#<pixelId>#ORDERS#<YYYY-MM>` / `<orderDate ISO>#<orderId>` lists a
- *                     pixel's orders by order date (order-repository.ts)
- * - Query read models: `PIXEL#<pixelId>#QO#<day>#<shard>` (orders placed and refunded that day; `FACTS`), `#QC#<identity>`
- *                     (order facts by customer identifier; `FACTS` and its pages `FACTS#<n>`),
- *                     `#QP#<orderId>` / `POINTER`, `#QG#<day>#<0-7>` / `<entryId>` (event facts of one
- *                     entry and day), `#QED#<day>` / `ROLLUP` (event counts by hour), `#QEL#<day>` /
- *                     `<entryId>` (what the counts hold of one event page) and `#QD#<day>` / `COLS` (a day's order facts in
- *                     columns, what the order reads read) (query-read-models.ts)
  * - Attribution journeys: `PIXEL#<pixelId>#AJ#<identifier>` / `JOURNEY` (links `l` and touchpoints `t`
  *                     of one identifier, packed in `j` when the item is put whole, written by events only; a purchase's new `o:` item also its
  *                     order's date `d` and filing `fd`) and its pages past 300 KB `/ JOURNEY#<n>`,
@@ -41,9 +32,10 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *                     UTC order day, map `jo`; a large one alone in `…#<00-15>#<orderId>`) and `/ GENERATION` (the counter of
  *                     person resolutions) (journey-repository.ts; the `#AJD#` pointer items of
  *                     earlier layouts are no longer read, and expire or may be deleted)
- * - Analytics partitions: `PIXEL#<pixelId>#PARQUET#<table>` / `<YYYY-MM-DD>`: the live Parquet files of
- *                     one table's UTC date in the analytics store (`files`, a string set, and `version`)
- *                     (analytics/store/partitions.ts): events, ads, ad hours, exchange rates, SKU costs
+ * - Analytics partitions: `PIXEL#<pixelId>#PARQUET#<table>` / `<YYYY-MM-DD>` (or `<00-15>`, the
+ *                     orders' buckets): the live Parquet files of one partition of a table in the
+ *                     analytics store (`files`, a string set, and `version`) (analytics/store/partitions.ts):
+ *                     events, orders, ads, ad hours, exchange rates, SKU costs
  * - Idempotency keys: `PIXEL#<pixelId>#IDEMPOTENCY` / `<METHOD> <route path>#<key>` (claim state,
  *                     request fingerprint, recorded response; `ttl`) (idempotency-repository.ts)
  * - Pending index:    GSI2 `PENDING#<shard 0-7>` / `<pixelId>#<ULID>` on log entries and `<pixelId>#!<ULID>` on
@@ -109,17 +101,8 @@ export const ITEM_KINDS = {
   dashboardViews: { pattern: 'PIXEL#*#VIEWS' },
   ingestionLog: { pattern: 'PIXEL#*#LOG' },
   idempotency: { pattern: 'PIXEL#*#IDEMPOTENCY' },
-  queryOrdersByDay: { pattern: 'PIXEL#*#QO#*' },
-  /** One columnar copy of a day's order facts (query-read-models.ts `readDayCopies`). */
-  queryOrderDayCopies: { pattern: 'PIXEL#*#QD#*' },
-  queryOrderFacts: { pattern: 'PIXEL#*#QC#*' },
-  queryOrderPointers: { pattern: 'PIXEL#*#QP#*' },
-  queryEventFacts: { pattern: 'PIXEL#*#QG#*' },
-  queryEventRollups: { pattern: 'PIXEL#*#QED#*' },
-  queryEventLedgers: { pattern: 'PIXEL#*#QEL#*' },
   journeys: { pattern: 'PIXEL#*#AJ#*' },
   analyticsPartitions: { pattern: 'PIXEL#*#PARQUET#*' },
-  ordersByMonth: { pattern: 'PIXEL#*#ORDERS#*', index: 'GSI1' },
 } as const satisfies Record<string, { pattern: string; notLike?: string; index?: (typeof TABLE_KEYS.indexes)[number]['name'] }>;
 
 export type ItemKind = keyof typeof ITEM_KINDS;
