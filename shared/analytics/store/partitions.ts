@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../../store/condition-failure';
 import { documentClient, tableName } from '../../store/dynamo-client';
 import { queryAll } from '../../store/query-all';
@@ -27,43 +27,47 @@ export interface PartitionFiles {
   version: number;
 }
 
-/** Adds files to a date's live set (idempotent). */
-export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<void> {
-  if (names.length === 0) return;
-  await documentClient.send(
+/**
+ * Adds files to a date's live set (idempotent) and gives back the set and version as they are
+ * after it: what a writer needs to tell whether the date is due for compaction, at no extra call.
+ */
+export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<PartitionFiles | undefined> {
+  if (names.length === 0) return undefined;
+  const { Attributes = {} } = await documentClient.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: { PK: partitionKeyOf(pixelId, table), SK: date },
       UpdateExpression: 'ADD files :names, version :one',
       ExpressionAttributeValues: { ':names': new Set(names), ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
     }),
   );
+  return { date, files: namesOf(Attributes.files), version: Number(Attributes.version ?? 0) };
 }
 
 /**
  * Replaces `removed` by `added` in a date's live set, if the set is still at `version`. False when
  * it changed meanwhile (nothing is written then): the caller reads it again and starts over.
+ *
+ * DynamoDB refuses one update that both adds to and deletes from the same set ("two document
+ * paths overlap"), so the set is read and written whole: the write is conditional on the version
+ * read, which is the caller's, so it replaces exactly the set the caller saw.
  */
 export async function replaceFiles(pixelId: string, table: string, date: string, version: number, removed: readonly string[], added: readonly string[]): Promise<boolean> {
-  const names = { '#files': 'files' };
-  const actions = [
-    added.length > 0 ? 'ADD #files :added' : undefined,
-    removed.length > 0 ? 'DELETE #files :removed' : undefined,
-  ].filter(Boolean);
+  const current = await readPartition(pixelId, table, date);
+  if ((current?.version ?? 0) !== version) return false;
+  const gone = new Set(removed);
+  const next = [...new Set([...(current?.files ?? []).filter((name) => !gone.has(name)), ...added])];
   try {
     await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: { PK: partitionKeyOf(pixelId, table), SK: date },
-        UpdateExpression: `SET version = version + :one ${actions.join(' ')}`,
+        // A set cannot be empty in DynamoDB: a date left without files has none.
+        UpdateExpression: next.length > 0 ? 'SET #files = :next, version = version + :one' : 'SET version = version + :one REMOVE #files',
         ConditionExpression: 'version = :version',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':version': version,
-          ...(added.length > 0 ? { ':added': new Set(added) } : {}),
-          ...(removed.length > 0 ? { ':removed': new Set(removed) } : {}),
-        },
+        ExpressionAttributeNames: { '#files': 'files' },
+        ExpressionAttributeValues: { ':one': 1, ':version': version, ...(next.length > 0 ? { ':next': new Set(next) } : {}) },
       }),
     );
     return true;
@@ -73,6 +77,16 @@ export async function replaceFiles(pixelId: string, table: string, date: string,
   }
 }
 
+/** A date's live files and version as stored now (strongly consistent), or undefined when it never had any. */
+export async function readPartition(pixelId: string, table: string, date: string): Promise<PartitionFiles | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: tableName(), Key: { PK: partitionKeyOf(pixelId, table), SK: date }, ConsistentRead: true }),
+  );
+  return Item ? { date, files: namesOf(Item.files), version: Number(Item.version ?? 0) } : undefined;
+}
+
+const namesOf = (set: unknown): string[] => [...((set as Set<string> | undefined) ?? [])].sort();
+
 /** The live files of every date from `from` to `to` (UTC dates, both included) that has any. */
 export async function liveFiles(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
   const items = await queryAll({
@@ -81,7 +95,7 @@ export async function liveFiles(pixelId: string, table: string, from: string, to
     ConsistentRead: true,
   });
   return items
-    .map((item) => ({ date: item.SK as string, files: [...((item.files as Set<string> | undefined) ?? [])].sort(), version: Number(item.version ?? 0) }))
+    .map((item) => ({ date: item.SK as string, files: namesOf(item.files), version: Number(item.version ?? 0) }))
     .filter((partition) => partition.files.length > 0);
 }
 
