@@ -18,6 +18,13 @@ export interface TableDefinition {
   /** The column whose UTC date partitions the table. */
   partitionedBy: string;
   columns: readonly Column[];
+  /**
+   * Two rows equal in every column are one fact stored twice (a write repeated by a retry, the
+   * same delivery in two batches), so compaction keeps one of them. Set it only when the table's
+   * read rule already counts such rows once: then dropping a copy changes no reader's answer.
+   * Without it, compaction keeps every row, copies included.
+   */
+  dropIdenticalRows?: boolean;
 }
 
 /** How Athena (Glue) names each type. */
@@ -40,6 +47,9 @@ export const EVENTS_TABLE = {
   name: 'events',
   description: 'Accepted tracking events, one row per delivery; partitioned by the UTC date of ts',
   partitionedBy: 'ts',
+  // The read rule takes one row per (event_id, entry_id) first, and rows sharing those are equal
+  // in every column (an entry's events never change), so a copy of a row is never counted.
+  dropIdenticalRows: true,
   columns: [
     { name: 'event_id', type: 'VARCHAR', description: 'The idempotency key: the client\u2019s eventId, or a ULID assigned at receipt' },
     { name: 'entry_id', type: 'VARCHAR', description: 'The ingestion log entry (a ULID, in acceptance order) that delivered it; an entry holds an event_id once' },
@@ -67,6 +77,15 @@ export const EVENTS_TABLE = {
     { name: 'data', type: 'VARCHAR', description: 'The event\u2019s data, as JSON text' },
   ],
 } as const satisfies TableDefinition;
+
+/**
+ * Every table of the store: what `npm run compact` and the sweep of replaced files go through
+ * when no table is named. A table joins by being listed here.
+ */
+export const ANALYTICS_TABLES: readonly TableDefinition[] = [EVENTS_TABLE];
+
+/** The registered table of that name, or undefined. */
+export const analyticsTable = (name: string): TableDefinition | undefined => ANALYTICS_TABLES.find((table) => table.name === name);
 
 /** The DDL of a table's columns, as DuckDB takes it. */
 export const columnsDdl = (table: TableDefinition): string => table.columns.map((column) => `"${column.name}" ${column.type}`).join(', ');
