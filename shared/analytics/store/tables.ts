@@ -2,7 +2,8 @@
  * The tables of the analytics store: each a set of Parquet files per pixel and UTC date, with the
  * columns below (DuckDB types; Glue's in `GLUE_TYPES`). A table's rows are what was received, as
  * received: which of them are live (a repeated delivery, a superseded statement) is decided by
- * the table's read rule, applied by every reader and by compaction alike (live-rows.ts).
+ * the table's read rule, which every reader applies (event-facts.ts for events). Compaction may
+ * only drop or fold rows that rule would not count, which the table says below.
  */
 export type ColumnType = 'VARCHAR' | 'BOOLEAN' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP' | 'VARCHAR[]';
 
@@ -25,7 +26,22 @@ export interface TableDefinition {
    * Without it, compaction keeps every row, copies included.
    */
   dropIdenticalRows?: boolean;
+  /**
+   * The SELECT compaction merges a date's files through, given their rows as `input` (a
+   * parenthesised relation with the table's columns): a table whose read rule keeps one row per
+   * key can keep only that row (the latest version, say), and leave out tombstones that shadow
+   * nothing left. It must give the table's columns and keep every row a reader would count, so
+   * that no reader's answer changes; the order does not matter (compaction sorts). The input may
+   * be only some of a date's files (a tiered merge), so a row may be left out only for what the
+   * input itself holds: a later version in it, not the absence of one. Default:
+   * `SELECT * FROM input`, `SELECT DISTINCT *` with `dropIdenticalRows`.
+   */
+  compactSql?: (input: string) => string;
 }
+
+/** How compaction merges a table's rows (`compactSql`, or its default). */
+export const compactionSelect = (table: TableDefinition): ((input: string) => string) =>
+  table.compactSql ?? ((input) => `SELECT ${table.dropIdenticalRows ? 'DISTINCT ' : ''}* FROM ${input}`);
 
 /** How Athena (Glue) names each type. */
 export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
