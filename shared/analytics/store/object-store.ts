@@ -46,6 +46,12 @@ export interface ObjectStore {
   keep(keys: readonly string[]): Promise<void>;
 }
 
+/** Waits for every promise, then throws the first failure if any. */
+async function settleAll(work: Array<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /** The tag a bucket's lifecycle rule expires replaced files by (lib/constructs/analytics-store.ts). */
 export const RETIRED_TAG = { Key: 'compacted', Value: 'true' } as const;
 
@@ -115,7 +121,9 @@ export class DirectoryStore implements ObjectStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    await Promise.all(keys.map((key) => rm(this.pathOf(key), { force: true })));
+    // Every removal has ended when this returns, failed or not: a caller that gives up its claim
+    // on the keys afterwards leaves nothing still removing behind it.
+    await settleAll(keys.map((key) => rm(this.pathOf(key), { force: true })));
   }
 
   async localPath(key: string): Promise<string> {
@@ -156,6 +164,12 @@ export class S3Store implements ObjectStore {
     readonly bucket: string,
     /** Where downloads are kept: per bucket, since a key is unique (and its object unchanging) only within its bucket. */
     private readonly cacheDir = join(tmpdir(), 'analytics-cache', bucket),
+    /**
+     * S3 gives an object written again only the tags of that write, so a file retired in an
+     * earlier life of its key and written again is not expired. An S3-compatible store that keeps
+     * them (the local test server does) needs them cleared after every write: one call more each.
+     */
+    private readonly clearTagsOnWrite = false,
   ) {}
 
   private async sdk() {
@@ -170,6 +184,7 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Uint8Array): Promise<void> {
     const { PutObjectCommand } = await this.sdk();
     await this.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body }));
+    if (this.clearTagsOnWrite) await this.keep([key]);
   }
 
   async putFile(key: string, path: string): Promise<void> {
@@ -255,7 +270,7 @@ export class S3Store implements ObjectStore {
     const { PutObjectTaggingCommand } = await this.sdk();
     // One call per object (S3 has no batch tagging); a few at a time.
     for (let start = 0; start < keys.length; start += 16) {
-      await Promise.all(
+      await settleAll(
         keys.slice(start, start + 16).map(async (key) => {
           try {
             await this.send(new PutObjectTaggingCommand({ Bucket: this.bucket, Key: key, Tagging: { TagSet: tags } }));
