@@ -14,7 +14,8 @@ import { queryAll } from '../../store/query-all';
  * Adding is `ADD` to a set: adding a name twice is adding it once, so an append needs no read and
  * retries freely. Replacing (compaction) swaps names on the version read, so it fails, and is
  * redone, when an append came in between; a reader sees a date's files before the swap or after
- * it, never half of each.
+ * it, never half of each. Compaction keeps its own bookkeeping on the same item
+ * (compaction-ledger.ts); readers never look at it, and an append only at its `removing` mark.
  */
 export const partitionKeyOf = (pixelId: string, table: string) => `PIXEL#${pixelId}#PARQUET#${table}`;
 
@@ -30,19 +31,29 @@ export interface PartitionFiles {
 /**
  * Adds files to a date's live set (idempotent) and gives back the set and version as they are
  * after it: what a writer needs to tell whether the date is due for compaction, at no extra call.
+ * Refused, with `'removing'`, while a compaction is removing a file of one of these names (a retry
+ * of an append that compaction had merged): the writer's copy may be the one removed, so it
+ * writes the file again and adds it once the removal is over (table-writer.ts).
  */
-export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<PartitionFiles | undefined> {
-  if (names.length === 0) return undefined;
-  const { Attributes = {} } = await documentClient.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: { PK: partitionKeyOf(pixelId, table), SK: date },
-      UpdateExpression: 'ADD files :names, version :one',
-      ExpressionAttributeValues: { ':names': new Set(names), ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return { date, files: namesOf(Attributes.files), version: Number(Attributes.version ?? 0) };
+export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<PartitionFiles | 'removing'> {
+  if (names.length === 0) throw new Error('addFiles needs at least one name');
+  const values = Object.fromEntries(names.map((name, index) => [`:name${index}`, name]));
+  try {
+    const { Attributes = {} } = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: partitionKeyOf(pixelId, table), SK: date },
+        UpdateExpression: 'ADD files :names, version :one',
+        ConditionExpression: Object.keys(values).map((key) => `NOT contains(removing, ${key})`).join(' AND '),
+        ExpressionAttributeValues: { ':names': new Set(names), ':one': 1, ...values },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return { date, files: namesOf(Attributes.files), version: Number(Attributes.version ?? 0) };
+  } catch (error) {
+    if (isConditionFailure(error)) return 'removing';
+    throw error;
+  }
 }
 
 /**

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDuckDB, sqlString } from './duckdb';
 import { analyticsStore } from './store-config';
-import { addFiles, fileKeyOf } from './partitions';
+import { clearDeadRemoval, readLedger } from './compaction-ledger';
+import { addFiles, fileKeyOf, type PartitionFiles } from './partitions';
 import { columnsDdl, type TableDefinition } from './tables';
 
 /** Where files are written before they are stored: in Lambda the only writable place is /tmp. */
@@ -43,17 +44,34 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
  * stores the same files again and adds nothing new, so a retried projection is harmless.
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
-  const store = analyticsStore();
   await Promise.all(
     [...rowsByDate].map(async ([date, rows]) => {
-      if (rows.length === 0) return;
-      const path = await writeParquetFile(table, rows);
-      try {
-        await store.putFile(fileKeyOf(table.name, pixelId, date, name), path);
-      } finally {
-        await rm(path, { force: true });
-      }
-      await addFiles(pixelId, table.name, date, [name]);
+      if (rows.length > 0) await appendFile(table, pixelId, date, name, rows);
     }),
   );
+}
+
+/** Tries an append meets a compaction removing a file of its name (about 6 s in all), before it fails for the projection to be retried. */
+const MAX_ADD_ATTEMPTS = 7;
+
+async function appendFile(table: TableDefinition, pixelId: string, date: string, name: string, rows: ReadonlyArray<readonly unknown[]>): Promise<PartitionFiles> {
+  const store = analyticsStore();
+  const key = fileKeyOf(table.name, pixelId, date, name);
+  for (let attempt = 1; ; attempt++) {
+    const path = await writeParquetFile(table, rows);
+    try {
+      await store.putFile(key, path);
+    } finally {
+      await rm(path, { force: true });
+    }
+    const added = await addFiles(pixelId, table.name, date, [name]);
+    if (added !== 'removing') return added;
+    // A compaction is removing a file of this name (it merged this very append before): the
+    // copy just stored may be what it removes, so it is stored again once the removal is over.
+    if (attempt >= MAX_ADD_ATTEMPTS) throw new Error(`The analytics store is still removing '${key}'; the append is to be retried`);
+    await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    const ledger = await readLedger(pixelId, table.name, date);
+    // A holder that failed or died mid-removal removes nothing more: its mark is cleared here.
+    if (ledger?.removing.includes(name) && !(ledger.lease && ledger.lease.until >= Date.now())) await clearDeadRemoval(pixelId, table.name, date, name, Date.now());
+  }
 }
