@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDuckDB, sqlString } from './duckdb';
 import { analyticsStore } from './store-config';
+import { noteAppend } from './compaction-runner';
 import { clearDeadRemoval, readLedger } from './compaction-ledger';
 import { addFiles, fileKeyOf, type PartitionFiles } from './partitions';
 import { columnsDdl, type TableDefinition } from './tables';
@@ -41,12 +42,13 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
 /**
  * Appends rows to a pixel's table, one file per UTC date under `name`: each file is stored, then
  * added to its date's live set (partitions.ts). Running it again with the same rows and name
- * stores the same files again and adds nothing new, so a retried projection is harmless.
+ * stores the same files again and adds nothing new, so a retried projection is harmless. A date
+ * the append leaves due for compaction is noted for the process to compact (compaction-runner.ts).
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
   await Promise.all(
     [...rowsByDate].map(async ([date, rows]) => {
-      if (rows.length > 0) await appendFile(table, pixelId, date, name, rows);
+      if (rows.length > 0) noteAppend(table, pixelId, await appendFile(table, pixelId, date, name, rows));
     }),
   );
 }
