@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeTable } from '../lib/routes';
 import { buildBundles, type BuiltBundle } from './bundle-size';
-import { BARE_BUNDLE_ID, INIT_SAMPLING, initCases, measureInitTimes, type InitCase, type InitSampling } from './init-time';
+import type { RouteCapabilities } from '../lib/routes';
+import { BARE_BUNDLE_ID, INIT_SAMPLING, initCases, measureInitTimes, type EngineInitCase, type InitCase, type InitSampling } from './init-time';
 import { measureMiddlewareCases, type MiddlewareCase } from './middleware-overhead';
 import { formatMs, formatTable } from './report';
 import { mergeSectionIntoResults, resultsFilePath } from './results-file';
@@ -13,7 +14,7 @@ const MIDDLEWARE = { rounds: 3, warmup: 200, requests: 2_000 };
 
 export interface FunctionCases {
   functions: Record<string, { bundleBytes: number; initMs: { median: number; min: number; max: number; runs: number } }>;
-  initCases: Record<string, InitCase>;
+  initCases: Record<string, InitCase | EngineInitCase>;
   middlewareCases: Record<string, MiddlewareCase>;
 }
 
@@ -51,7 +52,8 @@ export async function measureFunctions(options: {
     `Timing module init: ${initSampling.runs} fresh node processes per function in a shuffled order each round, ` +
       `the bare bundle before every ${initSampling.bareEvery}, after ${initSampling.warmupRounds} warm-up round(s) not kept...`,
   );
-  const initSamples = await measureInitTimes(bundles, initSampling);
+  const engineRoutes = routeTable.filter((route) => (route.capabilities as RouteCapabilities).analytics).map((route) => route.id);
+  const initSamples = await measureInitTimes(bundles, initSampling, engineRoutes);
   const functions: FunctionCases['functions'] = {};
   for (const bundle of bundles) {
     const init = summarize(initSamples.wallMs.get(bundle.routeId) ?? []);
@@ -70,21 +72,29 @@ export function printFunctionCases(results: Pick<FunctionCases, 'initCases' | 'm
   log(
     formatTable(
       ['function', 'init median', 'bare median', 'ratio', 'CPU ratio', 'pipeline p50', 'bare p50'],
-      Object.entries(results.initCases).map(([id, init]) => {
+      Object.entries(results.initCases).flatMap(([id, init]) => {
+        if (!('ratio' in init)) return [];
         const routeId = id.slice('init.'.length);
         const pipeline = results.middlewareCases[`middleware.${routeId}`];
         return [
-          routeId,
-          formatMs(init.medianMs),
-          formatMs(init.bareMedianMs),
-          init.ratio.toFixed(2),
-          init.cpuRatio.toFixed(2),
-          pipeline ? `${pipeline.p50Us} us` : '-',
-          pipeline ? `${pipeline.bareP50Us} us` : '-',
+          [
+            routeId,
+            formatMs(init.medianMs),
+            formatMs(init.bareMedianMs),
+            init.ratio.toFixed(2),
+            init.cpuRatio.toFixed(2),
+            pipeline ? `${pipeline.p50Us} us` : '-',
+            pipeline ? `${pipeline.bareP50Us} us` : '-',
+          ],
         ];
       }),
     ),
   );
+  const engine = Object.entries(results.initCases).filter(([id]) => id.startsWith('initEngine.'));
+  if (engine.length > 0) {
+    log('Routes that run the analytics engine: the bundle and DuckDB loaded, one statement answered (what their first request adds; target <= bare + 300 ms)');
+    log(formatTable(['function', 'with engine', 'bare median', 'over bare'], engine.map(([id, init]) => [id.slice('initEngine.'.length), formatMs(init.medianMs), formatMs(init.bareMedianMs), formatMs((init as EngineInitCase).overBareMs)])));
+  }
 }
 
 /** `npm run bench:init`: this section alone, its cases merged into the results file. */

@@ -20,7 +20,21 @@ if (typeof loaded.handler !== 'function') {
   process.stderr.write('bundle does not export a handler function');
   process.exit(2);
 }
-process.stdout.write(JSON.stringify({ elapsedMs, cpuMs }));
+if (process.argv[2] !== 'engine') {
+  process.stdout.write(JSON.stringify({ elapsedMs, cpuMs }));
+} else {
+  // What the first request of a route that runs the analytics engine adds: loading DuckDB and
+  // answering one statement (shared/analytics/store/duckdb.ts loads it on first use).
+  (async () => {
+    const { DuckDBInstance } = require('@duckdb/node-api');
+    const connection = await (await DuckDBInstance.create(':memory:')).connect();
+    await connection.run('SELECT 1');
+    const total = performance.now() - started;
+    const totalCpu = process.cpuUsage(cpuStarted);
+    process.stdout.write(JSON.stringify({ elapsedMs: total, cpuMs: (totalCpu.user + totalCpu.system) / 1000 }));
+    process.exit(0);
+  })();
+}
 `;
 
 /**
@@ -53,6 +67,9 @@ export interface InitSamples {
 
 /** The id under which the bare bundle (bench/bare-handler.ts) is sampled next to the routes. */
 export const BARE_BUNDLE_ID = 'bare';
+
+/** The sample id of a route's bundle loaded together with the analytics engine (`initEngine.<routeId>`). */
+const ENGINE_PREFIX = 'engine:';
 
 /** How the init samples are taken: the defaults are what `npm run bench` uses (README, "Benchmarks"). */
 export interface InitSampling {
@@ -109,17 +126,24 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
  * in the machine's load over the run spreads over every function (and the bare bundle) instead of
  * landing on one. `bundles` holds the bare bundle and the routes.
  */
-export async function measureInitTimes(bundles: readonly BuiltBundle[], sampling: InitSampling = INIT_SAMPLING): Promise<InitSamples> {
+export async function measureInitTimes(
+  bundles: readonly BuiltBundle[],
+  sampling: InitSampling = INIT_SAMPLING,
+  /** Routes that run the analytics engine: also sampled with the engine loaded, as their first request loads it. */
+  engineRouteIds: readonly string[] = [],
+): Promise<InitSamples> {
   const samples: InitSamples = { wallMs: new Map(), cpuMs: new Map() };
   const byId = new Map(bundles.map((bundle) => [bundle.routeId, bundle]));
   if (!byId.has(BARE_BUNDLE_ID)) throw new Error('init samples need the bare bundle next to the routes');
-  for (const bundle of bundles) {
-    samples.wallMs.set(bundle.routeId, []);
-    samples.cpuMs.set(bundle.routeId, []);
+  const engineIds = engineRouteIds.filter((id) => byId.has(id)).map((id) => `${ENGINE_PREFIX}${id}`);
+  for (const id of [...byId.keys(), ...engineIds]) {
+    samples.wallMs.set(id, []);
+    samples.cpuMs.set(id, []);
   }
-  const routeIds = bundles.map((bundle) => bundle.routeId).filter((id) => id !== BARE_BUNDLE_ID);
+  const routeIds = [...bundles.map((bundle) => bundle.routeId).filter((id) => id !== BARE_BUNDLE_ID), ...engineIds];
   for (const { id, warmup } of initSchedule(routeIds, sampling)) {
-    const { elapsedMs, cpuMs } = await initTimeOnce(byId.get(id) as BuiltBundle);
+    const engine = id.startsWith(ENGINE_PREFIX);
+    const { elapsedMs, cpuMs } = await initTimeOnce(byId.get(engine ? id.slice(ENGINE_PREFIX.length) : id) as BuiltBundle, engine);
     if (warmup) continue;
     samples.wallMs.get(id)?.push(elapsedMs);
     samples.cpuMs.get(id)?.push(cpuMs);
@@ -127,9 +151,9 @@ export async function measureInitTimes(bundles: readonly BuiltBundle[], sampling
   return samples;
 }
 
-async function initTimeOnce(bundle: BuiltBundle): Promise<{ elapsedMs: number; cpuMs: number }> {
+async function initTimeOnce(bundle: BuiltBundle, engine = false): Promise<{ elapsedMs: number; cpuMs: number }> {
   try {
-    const { stdout } = await execFileAsync(process.execPath, ['-e', CHILD_SCRIPT, bundle.file], { env: CHILD_ENV });
+    const { stdout } = await execFileAsync(process.execPath, ['-e', CHILD_SCRIPT, bundle.file, ...(engine ? ['engine'] : [])], { env: CHILD_ENV });
     return JSON.parse(stdout) as { elapsedMs: number; cpuMs: number };
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
@@ -151,19 +175,33 @@ export interface InitCase {
   cpuRatio: number;
 }
 
-/** `init.<routeId>` figures from samples that hold the bare bundle's next to every route's. */
-export function initCases(samples: InitSamples): Record<string, InitCase> {
+/**
+ * `initEngine.<routeId>`: a route that runs the analytics engine, its bundle and the engine loaded
+ * in a fresh process, beside bare (target: at most bare + 300 ms).
+ */
+export interface EngineInitCase {
+  medianMs: number;
+  bareMedianMs: number;
+  overBareMs: number;
+}
+
+/** `init.<routeId>` figures from samples that hold the bare bundle's next to every route's; `initEngine.<routeId>` for engine samples. */
+export function initCases(samples: InitSamples): Record<string, InitCase | EngineInitCase> {
   const bare = samples.wallMs.get(BARE_BUNDLE_ID);
   const bareCpu = samples.cpuMs.get(BARE_BUNDLE_ID);
   if (!bare?.length || !bareCpu?.length) throw new Error('init samples hold no run of the bare bundle');
   const bareMedianMs = median(bare);
   const bareCpuMedianMs = median(bareCpu);
   const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
-  const cases: Record<string, InitCase> = {};
+  const cases: Record<string, InitCase | EngineInitCase> = {};
   for (const [id, routeSamples] of samples.wallMs) {
     const cpuSamples = samples.cpuMs.get(id) ?? [];
     if (id === BARE_BUNDLE_ID || routeSamples.length === 0 || cpuSamples.length === 0) continue;
     const medianMs = median(routeSamples);
+    if (id.startsWith(ENGINE_PREFIX)) {
+      cases[`initEngine.${id.slice(ENGINE_PREFIX.length)}`] = { medianMs: round(medianMs, 2), bareMedianMs: round(bareMedianMs, 2), overBareMs: round(medianMs - bareMedianMs, 2) };
+      continue;
+    }
     const cpuMedianMs = median(cpuSamples);
     cases[`init.${id}`] = {
       medianMs: round(medianMs, 2),

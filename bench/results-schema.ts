@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { routeTable } from '../lib/routes';
+import { routeTable, type RouteCapabilities } from '../lib/routes';
 import { adListingCases } from './ad-listing-cases';
 import { attributionCases, queryCases } from './query';
 import { cohortCases } from './query-cohort';
@@ -51,6 +51,7 @@ export function requiredCases(routeIds: readonly string[] = routeTable.map((rout
   for (const routeId of routeIds) {
     required[`init.${routeId}`] = ['medianMs', 'bareMedianMs', 'ratio'];
     required[`middleware.${routeId}`] = ['p50Us', 'bareP50Us'];
+    if ((routeTable.find((route) => route.id === routeId)?.capabilities as RouteCapabilities | undefined)?.analytics) required[`initEngine.${routeId}`] = ['medianMs', 'bareMedianMs', 'overBareMs'];
   }
   for (const id of new Set([...NAMED_QUERY_ADS_CASES, ...adListingCases.map((listingCase) => listingCase.id)])) {
     required[`queryAds.${id}`] = QUERY_ADS_FIGURES;

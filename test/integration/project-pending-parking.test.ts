@@ -30,12 +30,13 @@ function entryOf(pixelId: string, eventId: string): LogEntry {
 }
 
 /**
- * The store refuses the day rollup of `pixelId` as DynamoDB refuses an item past 400 KB, and,
+ * The store refuses the analytics store's live-file record of `pixelId`'s events (as DynamoDB
+ * refuses an item past 400 KB, say), and,
  * with `failureRecords`, the consumer's record of the failure on the log item too (a store that
  * fails every write of that pixel). Returns how many writes it refused.
  */
 function refuseWrites(pixelId: string, options: { failureRecords?: boolean } = {}): () => number {
-  const refused = [`PIXEL#${pixelId}#QED#`, ...(options.failureRecords ? [logPartition(pixelId)] : [])];
+  const refused = [`PIXEL#${pixelId}#PARQUET#`, ...(options.failureRecords ? [logPartition(pixelId)] : [])];
   let count = 0;
   for (const client of [documentClient, bulkDocumentClient]) {
     const send = client.send.bind(client);

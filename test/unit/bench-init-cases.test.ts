@@ -19,6 +19,20 @@ describe('init cases', () => {
     });
   });
 
+  it('reports a route sampled with the analytics engine loaded by how much it takes over bare', () => {
+    const samples = {
+      wallMs: new Map([
+        [BARE_BUNDLE_ID, [40, 50, 60]],
+        ['engine:query', [140, 150, 170]],
+      ]),
+      cpuMs: new Map([
+        [BARE_BUNDLE_ID, [30, 40, 50]],
+        ['engine:query', [120, 130, 140]],
+      ]),
+    };
+    expect(initCases(samples)).toEqual({ 'initEngine.query': { medianMs: 150, bareMedianMs: 50, overBareMs: 100 } });
+  });
+
   it('refuses samples without the bare bundle, since a ratio needs its baseline', () => {
     expect(() => initCases({ wallMs: new Map([['getAccount', [1]]]), cpuMs: new Map([['getAccount', [1]]]) })).toThrow(/bare/);
   });

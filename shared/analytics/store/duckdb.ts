@@ -1,4 +1,9 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { NotStartedError } from '../../faults';
+import { remainingMs } from '../../request-deadline';
+
+/** What a request keeps of its time after the engine is interrupted: enough to answer. */
+const ANSWER_MS = 300;
 
 /**
  * The analytics engine: one embedded DuckDB per process, in memory, loaded on first use so that
@@ -22,16 +27,33 @@ async function createInstance(): Promise<DuckDBInstance> {
   });
 }
 
-/** Runs `work` on a fresh connection of the process's DuckDB, closed afterwards. */
+/**
+ * Runs `work` on a fresh connection of the process's DuckDB, closed afterwards. Under a request,
+ * the work is held to its deadline as store calls are: what is still running shortly before it is
+ * interrupted and ends as a `NotStartedError`, nothing of it having been stored, so the request
+ * answers (400 on its own size, 503 after a store fault) instead of being cut off by the runtime.
+ */
 export async function withDuckDB<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const engine = await (instance ??= createInstance().catch((error: unknown) => {
     instance = undefined;
     throw error;
   }));
   const connection = await engine.connect();
+  const left = remainingMs();
+  let interrupted = false;
+  const timer = Number.isFinite(left)
+    ? setTimeout(() => {
+        interrupted = true;
+        connection.interrupt();
+      }, Math.max(0, left - ANSWER_MS))
+    : undefined;
   try {
     return await work(connection);
+  } catch (error) {
+    if (interrupted) throw new NotStartedError('The analytics engine ran out of the request\'s time', { cause: error });
+    throw error;
   } finally {
+    clearTimeout(timer);
     connection.closeSync();
   }
 }

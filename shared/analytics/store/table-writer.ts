@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mapWithConcurrency } from '../../map-with-concurrency';
 import { withDuckDB, sqlString } from './duckdb';
 import { analyticsStore } from './store-config';
 import { noteAppend } from './compaction-runner';
@@ -46,14 +47,16 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
  * the append leaves due for compaction is noted for the process to compact (compaction-runner.ts).
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
-  await Promise.all(
-    [...rowsByDate].map(async ([date, rows]) => {
-      if (rows.length > 0) noteAppend(table, pixelId, await appendFile(table, pixelId, date, name, rows));
-    }),
-  );
+  // Two dates at a time: handing rows to the engine runs on the event loop, and a seed of many
+  // days at once would hold it long enough for the process's other calls to time out.
+  await mapWithConcurrency([...rowsByDate], WRITE_CONCURRENCY, async ([date, rows]) => {
+    if (rows.length > 0) noteAppend(table, pixelId, await appendFile(table, pixelId, date, name, rows));
+  });
 }
 
-/** Tries an append meets a compaction removing a file of its name (about 6 s in all), before it fails for the projection to be retried. */
+const WRITE_CONCURRENCY = 2;
+
+/** How often an append that meets a compaction removing a file of its name tries (about 6 s in all) before it fails, for the projection to be retried. */
 const MAX_ADD_ATTEMPTS = 7;
 
 async function appendFile(table: TableDefinition, pixelId: string, date: string, name: string, rows: ReadonlyArray<readonly unknown[]>): Promise<PartitionFiles> {
