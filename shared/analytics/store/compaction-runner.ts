@@ -1,4 +1,5 @@
 import { logger } from '../../config/logger';
+import { withDeadline } from '../../request-deadline';
 import { compactPartition, sweepReplacedFiles, type CompactionReport, type SweepReport } from './compaction';
 import { AUTO_MAX_INPUT_BYTES, isDue } from './compaction-plan';
 import type { PartitionFiles } from './partitions';
@@ -90,9 +91,10 @@ async function runNow(options: { pixelId?: string; deadline?: number; now?: () =
     if (!timeLeft()) break;
     noted.delete(key);
     try {
-      result.compactions.push(
-        await compactPartition(entry.table, entry.pixelId, entry.date, { mode: entry.mode, maxInputBytes: AUTO_MAX_INPUT_BYTES, now, ...(graceMs === undefined ? {} : { graceMs }) }),
-      );
+      // Held to the deadline as a request is: a merge still running near it is interrupted, which
+      // leaves nothing a reader sees (compaction.ts), instead of the invocation being cut off.
+      const run = () => compactPartition(entry.table, entry.pixelId, entry.date, { mode: entry.mode, maxInputBytes: AUTO_MAX_INPUT_BYTES, now, ...(graceMs === undefined ? {} : { graceMs }) });
+      result.compactions.push(await withDeadline(Number.isFinite(deadline) ? deadline : undefined, run));
     } catch (error) {
       result.failures += 1;
       logger.warn('Compacting a date of the analytics store failed; its next append notes it again', { table: entry.table.name, pixelId: entry.pixelId, date: entry.date, mode: entry.mode, error });
