@@ -17,9 +17,10 @@ import type { TableDefinition } from './tables';
  *
  * The process that appended runs what it noted, off the path of the projection: the local drain
  * on its thread beside the passes (`startCompactionLoop`), never holding one up; the stream
- * function after its batch is projected, within the invocation's time (`runNotedCompactions`); a
- * CLI before it exits. A failure is logged and forgotten: the date is noted again by its next
- * append, and nothing a failed compaction left is ever read (compaction.ts).
+ * function after its batch is projected, within the invocation's time (`runNotedCompactions`).
+ * A CLI that appends (a rebuild) leaves what it noted to `npm run compact`. A failure is logged
+ * and forgotten: the date is noted again by its next append, and nothing a failed compaction left
+ * is ever read (compaction.ts).
  */
 interface Noted {
   table: TableDefinition;
