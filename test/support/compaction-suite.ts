@@ -34,7 +34,7 @@ import {
  * twice or lost, and once the grace is over leaves nothing in the store but the live files.
  * `isRetired` tells a retired object a store keeps (a bucket's tagged ones) from a live one.
  */
-export function compactionSuite({ store, isRetired, long = true }: { store: string; isRetired: (key: string) => Promise<boolean>; long?: boolean }): void {
+export function compactionSuite({ store, isRetired, long = true, propertyRuns = 60 }: { store: string; isRetired: (key: string) => Promise<boolean>; long?: boolean; propertyRuns?: number }): void {
   let pixels = 0;
   const pixel = (name: string) => `px_${store.replace(/\W/g, '')}_${name}_${pixels++}`;
   // Appends, then a retried batch holding entries already written (the same rows again, in a new file).
@@ -429,7 +429,8 @@ export function compactionSuite({ store, isRetired, long = true }: { store: stri
         }
       }),
       {
-        numRuns: 60, endOnFailure: true,
+        numRuns: propertyRuns,
+        endOnFailure: true,
         // One run known to go through every path: an append before the swap, a crash holding the
         // lease, a compaction finding it held, the lease and the grace running out.
         examples: [
