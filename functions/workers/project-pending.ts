@@ -1,10 +1,11 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metrics } from '../../shared/config/metrics';
 import { startTracing } from '../../shared/config/tracing';
 import { PENDING_RETRY, consumePending } from '../../shared/pipeline/consumer';
+import { runNotedCompactions } from '../../shared/analytics/store/compaction-runner';
 
 /**
  * The pipeline consumer, deployed: invoked by the table's stream with the NEW_IMAGE of items that
@@ -19,10 +20,18 @@ import { PENDING_RETRY, consumePending } from '../../shared/pipeline/consumer';
  * (the store refuses the write) are reported as batch item failures, at the earliest one: Lambda
  * retries from there (later records too, which is harmless: every step is idempotent), bisecting,
  * and past the retry limit sends the batch's description to the on-failure queue.
+ *
+ * Once the batch is projected, the analytics store's dates its appends left due are compacted
+ * (compaction-runner.ts), within the invocation's time less a margin: the batch's entries are
+ * already projected, and a compaction's failure is logged and never fails the batch.
  */
 const STREAM_RETRY = { ...PENDING_RETRY, backoffMs: () => 0 };
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+/** What an invocation keeps back from compaction for its own answer. */
+const COMPACTION_MARGIN_MS = 1_000;
+
+export async function handler(event: DynamoDBStreamEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<DynamoDBBatchResponse> {
+  const deadline = Date.now() + (context?.getRemainingTimeInMillis() ?? 0) - COMPACTION_MARGIN_MS;
   await startTracing();
   const byItem = new Map<Record<string, unknown>, DynamoDBRecord>();
   for (const record of event.Records) {
@@ -35,6 +44,10 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   metrics.addMetric('ProjectionLag', MetricUnit.Milliseconds, maxLagMs);
   metrics.addMetric('ProjectionFailures', MetricUnit.Count, retrying.length + parked.length + failed.length);
   metrics.addMetric('EntriesParked', MetricUnit.Count, parked.length);
+  const { compactions, failures } = await runNotedCompactions({ deadline });
+  const compacted = compactions.filter((report) => report.outcome === 'compacted');
+  if (compacted.length > 0) metrics.addMetric('FilesCompacted', MetricUnit.Count, compacted.reduce((sum, report) => sum + report.filesIn, 0));
+  if (failures > 0) metrics.addMetric('CompactionFailures', MetricUnit.Count, failures);
   metrics.publishStoredMetrics();
   const sequenceNumbers = failed
     .map((item) => byItem.get(item)?.dynamodb?.SequenceNumber)

@@ -91,16 +91,27 @@ export class AnalyticsStore extends Construct {
   /**
    * Lets a function read (or also write) the store's files and tells it the bucket's name
    * (ANALYTICS_BUCKET). Objects are named per pixel and day at run time, so the grant is the
-   * bucket's objects; reads list the bucket, writes never delete.
+   * bucket's objects; reads list the bucket. Writers also compact: they tag the files compaction
+   * replaced (the lifecycle rule expires them) and delete only the sweep's hints under
+   * `_compacted/`, never a table file.
    */
   bind(fn: ApiFunction, access: 'read' | 'write'): void {
     fn.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: access === 'read' ? 'AnalyticsStoreRead' : 'AnalyticsStoreReadWrite',
-        actions: access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject'],
+        actions: access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging'],
         resources: [this.bucket.arnForObjects('*')],
       }),
     );
+    if (access === 'write') {
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ sid: 'AnalyticsStoreCompactionHints', actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects('_compacted/*')] }),
+      );
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/_compacted/*]`,
+        reason: 'Compaction leaves a hint per pixel, table and day it may still have files to remove (`_compacted/<table>/<pixel>/<day>.json`), named at run time; the sweep deletes them, and nothing else.',
+      });
+    }
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'AnalyticsStoreList', actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     fn.lambdaFunction.addEnvironment('ANALYTICS_BUCKET', this.bucket.bucketName);
     Validations.of(fn.role).acknowledge({

@@ -3,6 +3,7 @@ import { PAST_RUN, PENDING_SHARDS, onPendingWritten, pendingPartition, runPrefix
 import { documentClient, tableName } from '../store/dynamo-client';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { attemptsOf, pixelOfPending } from '../store/pending-failures';
+import { startCompactionLoop } from '../analytics/store/compaction-runner';
 import { PENDING_RETRY, consumePending, type ConsumeOptions } from './consumer';
 
 /**
@@ -152,10 +153,15 @@ export interface RunningDrain {
   close(): Promise<void>;
 }
 
-/** Starts the polling loops; `close` stops them after the pass in flight. */
+/**
+ * Starts the polling loops; `close` stops them after the pass in flight. The analytics store's
+ * compactions that passes note run beside them (compaction-runner.ts): a pass never waits for
+ * one, so a compaction holds up no pixel's projection; `close` lets the one in flight finish.
+ */
 export function startDrain(options: ConsumeOptions & { idlePollMs?: number } = {}): RunningDrain {
   const { idlePollMs = IDLE_POLL_MS, ...projectOptions } = options;
   let stopped = false;
+  const compactions = startCompactionLoop();
   const sleepers = new Set<() => void>();
   // An empty shard's sleep, ended early by a pending item of that shard written meanwhile.
   const idleWakers = new Map<number, () => void>();
@@ -186,6 +192,7 @@ export function startDrain(options: ConsumeOptions & { idlePollMs?: number } = {
       try {
         announced.delete(shard);
         const { done, failed } = await drainShard(shard, projectOptions);
+        compactions.kick();
         if (failed > 0) {
           // The store refuses even the failure records: it is the store that fails, so the shard
           // pauses, longer while that goes on. Failures that were recorded pause nothing: those
@@ -209,6 +216,7 @@ export function startDrain(options: ConsumeOptions & { idlePollMs?: number } = {
       stopListening();
       for (const wake of [...sleepers]) wake();
       await Promise.all(loops);
+      await compactions.close();
     },
   };
 }

@@ -153,11 +153,16 @@ describe('ApiStack template', () => {
       TableInput: Match.objectLike({ Name: 'ad_hours', StorageDescriptor: Match.objectLike({ Columns: Match.arrayWith([{ Name: 'ad_key', Type: 'bigint', Comment: Match.anyValue() }, { Name: 'hour', Type: 'timestamp', Comment: Match.anyValue() }]) }) }),
     });
     // The analytics routes read the bucket, the consumer writes it; neither may delete, and no other route touches it.
+    // The query reads the bucket, the consumer writes and compacts it; neither may delete a table
+    // file (the consumer tags what compaction replaced, and deletes only the sweep's hints), and no
+    // other route touches it.
     const bucketActions = (statements: PolicyStatement[]) =>
       statements.filter((statement) => JSON.stringify(statement.Resource).includes('AnalyticsStoreBucket')).flatMap((statement) => asArray(statement.Action)).sort();
     for (const routeId of ['query', 'queryAds', 'queryAttribution', 'queryCohortAnalysis'] as const) expect(bucketActions(policyStatementsOf(routeId)), routeId).toEqual(['s3:GetObject', 's3:ListBucket']);
     const consumerPolicy = resourceOf(stack.workers.get('projectPending')!.role.node.findChild('DefaultPolicy'));
-    expect(bucketActions((consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(bucketActions((consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement)).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject', 's3:PutObjectTagging']);
+    const deletes = (consumerPolicy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement.filter((statement) => asArray(statement.Action).includes('s3:DeleteObject'));
+    expect(deletes.map((statement) => JSON.stringify(statement.Resource))).toEqual([expect.stringContaining('/_compacted/*')]);
     expect(bucketActions(policyStatementsOf('getAccount'))).toEqual([]);
     expect((resourceOf(functionOf('query').lambdaFunction).Properties.Environment as { Variables: Record<string, unknown> }).Variables.ANALYTICS_BUCKET).toBeDefined();
   });
@@ -590,6 +595,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
       'AwsSolutions::AwsSolutions-APIG4',
       'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions::AwsSolutions-IAM5[Resource::<AnalyticsStoreBucket.Arn>/*]',
+      'AwsSolutions::AwsSolutions-IAM5[Resource::<AnalyticsStoreBucket.Arn>/_compacted/*]',
       'AwsSolutions::AwsSolutions-S1',
       'AwsSolutions::AwsSolutions-SQS3',
       'Serverless::Serverless-LambdaDLQ',

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetObjectTaggingCommand } from '@aws-sdk/client-s3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryStore, S3Store, type ObjectStore } from '../../shared/analytics/store/object-store';
@@ -19,9 +20,10 @@ const stores: Array<{ name: string; store: () => ObjectStore }> = [
 beforeAll(async () => {
   s3 = await startS3Server();
 });
+const tagsOf = async (key: string) => (await s3.client.send(new GetObjectTaggingCommand({ Bucket: s3.bucket, Key: key }))).TagSet ?? [];
 afterAll(async () => s3?.close());
 
-describe.each(stores)('the analytics object store in $name', ({ store: makeStore }) => {
+describe.each(stores)('the analytics object store in $name', ({ name, store: makeStore }) => {
   it('gives back what was stored, lists it under its prefix, and forgets what is deleted', async () => {
     const store = makeStore();
     const key = 'events/pixel=px_1/date=2026-03-01/01J-abc.parquet';
@@ -50,6 +52,36 @@ describe.each(stores)('the analytics object store in $name', ({ store: makeStore
     expect(readFileSync(path, 'utf8')).toBe('parquet bytes');
     // Asked again, the same local file.
     expect(await store.localPath('events/pixel=px_1/date=2026-03-01/f.parquet')).toBe(path);
+  });
+
+  it('tells an object\'s size, and hands out local copies for one read that it removes afterwards', async () => {
+    const store = makeStore();
+    await store.put('events/pixel=px_1/date=2026-03-01/a.parquet', new TextEncoder().encode('four'));
+    await store.put('events/pixel=px_1/date=2026-03-01/b.parquet', new TextEncoder().encode('sixsix'));
+    expect(await store.size('events/pixel=px_1/date=2026-03-01/a.parquet')).toBe(4);
+    expect(await store.size('events/pixel=px_1/date=2026-03-01/none.parquet')).toBeUndefined();
+    let held: string[] = [];
+    const texts = await store.withLocalFiles(['events/pixel=px_1/date=2026-03-01/b.parquet', 'events/pixel=px_1/date=2026-03-01/a.parquet'], async (paths) => {
+      held = paths;
+      return paths.map((path) => readFileSync(path, 'utf8'));
+    });
+    expect(texts).toEqual(['sixsix', 'four']);
+    // A copy made for the read is gone; a directory's own files stay.
+    for (const path of held) expect(existsSync(path)).toBe(name === 'a directory');
+  });
+
+  it('retires objects (a directory deletes them; a bucket tags them compacted=true for its lifecycle rule), and keeps one written again', async () => {
+    const store = makeStore();
+    const key = 'events/pixel=px_1/date=2026-03-01/old.parquet';
+    await store.put(key, new TextEncoder().encode('old'));
+    await store.retire([key, 'events/pixel=px_1/date=2026-03-01/never-stored.parquet']);
+    if (name === 'a directory') expect(await store.get(key)).toBeUndefined();
+    else expect(await tagsOf(key)).toEqual([{ Key: 'compacted', Value: 'true' }]);
+    // Written again under the same key and kept: nothing marks it retired any more.
+    await store.put(key, new TextEncoder().encode('new'));
+    await store.keep([key]);
+    expect(new TextDecoder().decode(await store.get(key))).toBe('new');
+    if (name !== 'a directory') expect(await tagsOf(key)).toEqual([]);
   });
 
   it('round-trips any bytes under any valid key (property)', async () => {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { mapWithConcurrency } from '../../map-with-concurrency';
 
 /**
  * Where the analytics store keeps its Parquet files: an S3 bucket deployed, a directory locally.
@@ -23,7 +24,36 @@ export interface ObjectStore {
   delete(keys: readonly string[]): Promise<void>;
   /** A local file holding the object, for DuckDB to read: the file itself, or a cached download. */
   localPath(key: string): Promise<string>;
+  /** The object's size in bytes, or undefined when there is none. */
+  size(key: string): Promise<number | undefined>;
+  /**
+   * Runs `work` with local files holding the objects, in `keys` order, and removes any copy made
+   * for it afterwards: for a one-off read of many objects (compaction) that must not fill the
+   * download cache `localPath` keeps.
+   */
+  withLocalFiles<T>(keys: readonly string[], work: (paths: string[]) => Promise<T>): Promise<T>;
+  /**
+   * Hands table files no reader can still hold to their removal: a directory deletes them; a
+   * bucket tags them `compacted=true`, which its lifecycle rule expires (the functions that
+   * compact hold no delete on table files). Keys that do not exist are no error.
+   */
+  retire(keys: readonly string[]): Promise<void>;
+  /**
+   * Makes sure objects just written are not marked retired from an earlier life of their key: a
+   * bucket clears their tags (S3 gives an overwritten object only the tags of the new write, but
+   * not every S3-compatible store does); a directory deleted what it retired, so has nothing to do.
+   */
+  keep(keys: readonly string[]): Promise<void>;
 }
+
+/** Waits for every promise, then throws the first failure if any. */
+async function settleAll(work: Array<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** The tag a bucket's lifecycle rule expires replaced files by (lib/constructs/analytics-store.ts). */
+export const RETIRED_TAG = { Key: 'compacted', Value: 'true' } as const;
 
 /**
  * A directory as the object store. A write goes to a temporary file first and is renamed into
@@ -91,12 +121,33 @@ export class DirectoryStore implements ObjectStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    await Promise.all(keys.map((key) => rm(this.pathOf(key), { force: true })));
+    // Every removal has ended when this returns, failed or not: a caller that gives up its claim
+    // on the keys afterwards leaves nothing still removing behind it.
+    await settleAll(keys.map((key) => rm(this.pathOf(key), { force: true })));
   }
 
   async localPath(key: string): Promise<string> {
     return this.pathOf(key);
   }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.pathOf(key))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async withLocalFiles<T>(keys: readonly string[], work: (paths: string[]) => Promise<T>): Promise<T> {
+    return work(keys.map((key) => this.pathOf(key)));
+  }
+
+  async retire(keys: readonly string[]): Promise<void> {
+    await this.delete(keys);
+  }
+
+  async keep(): Promise<void> {}
 }
 
 /**
@@ -113,6 +164,12 @@ export class S3Store implements ObjectStore {
     readonly bucket: string,
     /** Where downloads are kept: per bucket, since a key is unique (and its object unchanging) only within its bucket. */
     private readonly cacheDir = join(tmpdir(), 'analytics-cache', bucket),
+    /**
+     * S3 gives an object written again only the tags of that write, so a file retired in an
+     * earlier life of its key and written again is not expired. An S3-compatible store that keeps
+     * them (the local test server does) needs them cleared after every write: one call more each.
+     */
+    private readonly clearTagsOnWrite = false,
   ) {}
 
   private async sdk() {
@@ -127,6 +184,7 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Uint8Array): Promise<void> {
     const { PutObjectCommand } = await this.sdk();
     await this.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body }));
+    if (this.clearTagsOnWrite) await this.keep([key]);
   }
 
   async putFile(key: string, path: string): Promise<void> {
@@ -166,6 +224,62 @@ export class S3Store implements ObjectStore {
         new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
       );
       if (Errors.length > 0) throw new Error(`Deleting ${Errors.length} object(s) failed: ${Errors[0]!.Code} ${Errors[0]!.Message}`);
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    const { HeadObjectCommand } = await this.sdk();
+    try {
+      return (await this.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))).ContentLength ?? 0;
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'NotFound' || name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async withLocalFiles<T>(keys: readonly string[], work: (paths: string[]) => Promise<T>): Promise<T> {
+    const directory = await mkdtemp(join(tmpdir(), 'analytics-read-'));
+    try {
+      // A few downloads at a time: each is held whole in memory until written out.
+      const paths = await mapWithConcurrency([...keys.entries()], 8, async ([index, key]) => {
+        // A download a reader already cached is used as it is; the others are this call's own.
+        const cached = this.downloads.get(key);
+        if (cached) return cached;
+        const body = await this.get(key);
+        if (!body) throw new Error(`The analytics store has no object '${key}'`);
+        const path = join(directory, `${index}.parquet`);
+        await writeFile(path, body);
+        return path;
+      });
+      return await work(paths);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+
+  async retire(keys: readonly string[]): Promise<void> {
+    await this.tag(keys, [{ ...RETIRED_TAG }]);
+  }
+
+  async keep(keys: readonly string[]): Promise<void> {
+    await this.tag(keys, []);
+  }
+
+  private async tag(keys: readonly string[], tags: Array<{ Key: string; Value: string }>): Promise<void> {
+    const { PutObjectTaggingCommand } = await this.sdk();
+    // One call per object (S3 has no batch tagging); a few at a time.
+    for (let start = 0; start < keys.length; start += 16) {
+      await settleAll(
+        keys.slice(start, start + 16).map(async (key) => {
+          try {
+            await this.send(new PutObjectTaggingCommand({ Bucket: this.bucket, Key: key, Tagging: { TagSet: tags } }));
+          } catch (error) {
+            // Gone already (expired by the rule, or never written): nothing to mark.
+            if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
+          }
+        }),
+      );
     }
   }
 

@@ -11,7 +11,8 @@ import { rowObjects, withDuckDB } from './duckdb';
 import { addFilesAt, liveFiles, partitionFiles, type PartitionFiles } from './partitions';
 import { registerFilesView } from './table-reader';
 import { storeFile } from './table-writer';
-import { allBuckets, bucketOf, ORDERS_TABLE } from './tables';
+import { allBuckets, bucketOf, CURRENT_ORDERS_SQL, ORDERS_TABLE } from './tables';
+import { noteAppend } from './compaction-runner';
 
 /**
  * The orders table (tables.ts `ORDERS_TABLE`): an order is the fold of its sources
@@ -49,15 +50,6 @@ export interface UpsertOrdersResult {
   /** Orders the retractions left without statements, deleted now or before (a retry reports them again). */
   deleted: DeletedOrder[];
 }
-
-/**
- * The read rule of the orders table, the one definition readers, writers and compaction use: an
- * order id's row of highest revision. A revision is written once (each on the version of its
- * bucket's live set it was folded from), so that row is one row; a semi-join on the highest
- * revisions lets a reader read only the columns it selects.
- */
-export const CURRENT_ORDERS_SQL = (rows: string) =>
-  `SELECT * FROM ${rows} SEMI JOIN (SELECT order_id, max(revision) AS revision FROM ${rows} GROUP BY order_id) AS current USING (order_id, revision)`;
 
 /** Attempts of one bucket's write when other writers keep changing it in between. */
 const MAX_ATTEMPTS = 8;
@@ -118,7 +110,10 @@ async function upsertBucket(pixelId: string, bucket: string, work: readonly Orde
     if (rows.length === 0) return outcomes;
     const name = fileNameOf(versions);
     await storeFile(ORDERS_TABLE, pixelId, bucket, name, rows);
-    if (await addFilesAt(pixelId, ORDERS_TABLE.name, bucket, partition.version, [name])) return outcomes;
+    if (await addFilesAt(pixelId, ORDERS_TABLE.name, bucket, partition.version, [name])) {
+      noteAppend(ORDERS_TABLE, pixelId, { date: bucket, files: [...partition.files, name], version: partition.version + 1 });
+      return outcomes;
+    }
   }
   throw new RetryableFault(`orders of bucket ${bucket} kept changing under concurrent writes`);
 }
@@ -442,3 +437,5 @@ export async function readVersionedOrders(pixelId: string, from: Date, to: Date)
 }
 
 export type { FieldTimes };
+
+export { CURRENT_ORDERS_SQL };

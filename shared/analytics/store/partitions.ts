@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../../store/condition-failure';
 import { documentClient, tableName } from '../../store/dynamo-client';
 import { queryAll } from '../../store/query-all';
@@ -15,7 +15,8 @@ import { partitionNameOf } from './tables';
  * Adding is `ADD` to a set: adding a name twice is adding it once, so an append needs no read and
  * retries freely. Replacing (compaction) swaps names on the version read, so it fails, and is
  * redone, when an append came in between; a reader sees a date's files before the swap or after
- * it, never half of each.
+ * it, never half of each. Compaction keeps its own bookkeeping on the same item
+ * (compaction-ledger.ts); readers never look at it, and an append only at its `removing` mark.
  */
 export const partitionKeyOf = (pixelId: string, table: string) => `PIXEL#${pixelId}#PARQUET#${table}`;
 
@@ -29,17 +30,32 @@ export interface PartitionFiles {
   version: number;
 }
 
-/** Adds files to a date's live set (idempotent). */
-export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<void> {
-  if (names.length === 0) return;
-  await documentClient.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: { PK: partitionKeyOf(pixelId, table), SK: date },
-      UpdateExpression: 'ADD files :names, version :one',
-      ExpressionAttributeValues: { ':names': new Set(names), ':one': 1 },
-    }),
-  );
+/**
+ * Adds files to a date's live set (idempotent) and gives back the set and version as they are
+ * after it: what a writer needs to tell whether the date is due for compaction, at no extra call.
+ * Refused, with `'removing'`, while a compaction is removing a file of one of these names (a retry
+ * of an append that compaction had merged): the writer's copy may be the one removed, so it
+ * writes the file again and adds it once the removal is over (table-writer.ts).
+ */
+export async function addFiles(pixelId: string, table: string, date: string, names: readonly string[]): Promise<PartitionFiles | 'removing'> {
+  if (names.length === 0) throw new Error('addFiles needs at least one name');
+  const values = Object.fromEntries(names.map((name, index) => [`:name${index}`, name]));
+  try {
+    const { Attributes = {} } = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: partitionKeyOf(pixelId, table), SK: date },
+        UpdateExpression: 'ADD files :names, version :one',
+        ConditionExpression: Object.keys(values).map((key) => `NOT contains(removing, ${key})`).join(' AND '),
+        ExpressionAttributeValues: { ':names': new Set(names), ':one': 1, ...values },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return { date, files: namesOf(Attributes.files), version: Number(Attributes.version ?? 0) };
+  } catch (error) {
+    if (isConditionFailure(error)) return 'removing';
+    throw error;
+  }
 }
 
 /**
@@ -67,34 +83,32 @@ export async function addFilesAt(pixelId: string, table: string, partition: stri
 
 /** One partition's live files and version (version 0 and no files: nothing was ever added). */
 export async function partitionFiles(pixelId: string, table: string, partition: string): Promise<PartitionFiles> {
-  const [found] = await liveFilesWithEmpty(pixelId, table, partition, partition);
-  return found ?? { date: partition, files: [], version: 0 };
+  return (await readPartition(pixelId, table, partition)) ?? { date: partition, files: [], version: 0 };
 }
 
 /**
  * Replaces `removed` by `added` in a date's live set, if the set is still at `version`. False when
  * it changed meanwhile (nothing is written then): the caller reads it again and starts over.
+ *
+ * DynamoDB refuses one update that both adds to and deletes from the same set ("two document
+ * paths overlap"), so the set is read and written whole: the write is conditional on the version
+ * read, which is the caller's, so it replaces exactly the set the caller saw.
  */
 export async function replaceFiles(pixelId: string, table: string, date: string, version: number, removed: readonly string[], added: readonly string[]): Promise<boolean> {
-  const names = { '#files': 'files' };
-  const actions = [
-    added.length > 0 ? 'ADD #files :added' : undefined,
-    removed.length > 0 ? 'DELETE #files :removed' : undefined,
-  ].filter(Boolean);
+  const current = await readPartition(pixelId, table, date);
+  if ((current?.version ?? 0) !== version) return false;
+  const gone = new Set(removed);
+  const next = [...new Set([...(current?.files ?? []).filter((name) => !gone.has(name)), ...added])];
   try {
     await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: { PK: partitionKeyOf(pixelId, table), SK: date },
-        UpdateExpression: `SET version = version + :one ${actions.join(' ')}`,
+        // A set cannot be empty in DynamoDB: a date left without files has none.
+        UpdateExpression: next.length > 0 ? 'SET #files = :next, version = version + :one' : 'SET version = version + :one REMOVE #files',
         ConditionExpression: 'version = :version',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':version': version,
-          ...(added.length > 0 ? { ':added': new Set(added) } : {}),
-          ...(removed.length > 0 ? { ':removed': new Set(removed) } : {}),
-        },
+        ExpressionAttributeNames: { '#files': 'files' },
+        ExpressionAttributeValues: { ':one': 1, ':version': version, ...(next.length > 0 ? { ':next': new Set(next) } : {}) },
       }),
     );
     return true;
@@ -104,19 +118,26 @@ export async function replaceFiles(pixelId: string, table: string, date: string,
   }
 }
 
-/** The live files of every date from `from` to `to` (UTC dates, both included) that has any. */
-export async function liveFiles(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
-  return (await liveFilesWithEmpty(pixelId, table, from, to)).filter((partition) => partition.files.length > 0);
+/** A date's live files and version as stored now (strongly consistent), or undefined when it never had any. */
+export async function readPartition(pixelId: string, table: string, date: string): Promise<PartitionFiles | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: tableName(), Key: { PK: partitionKeyOf(pixelId, table), SK: date }, ConsistentRead: true }),
+  );
+  return Item ? { date, files: namesOf(Item.files), version: Number(Item.version ?? 0) } : undefined;
 }
 
-async function liveFilesWithEmpty(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
+const namesOf = (set: unknown): string[] => [...((set as Set<string> | undefined) ?? [])].sort();
+
+/** The live files of every date from `from` to `to` (UTC dates, both included) that has any. */
+export async function liveFiles(pixelId: string, table: string, from: string, to: string): Promise<PartitionFiles[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': partitionKeyOf(pixelId, table), ':from': from, ':to': to },
     ConsistentRead: true,
   });
   return items
-    .map((item) => ({ date: item.SK as string, files: [...((item.files as Set<string> | undefined) ?? [])].sort(), version: Number(item.version ?? 0) }));
+    .map((item) => ({ date: item.SK as string, files: namesOf(item.files), version: Number(item.version ?? 0) }))
+    .filter((partition) => partition.files.length > 0);
 }
 
 /** Every date of a pixel's table that has files, oldest first. */

@@ -13,7 +13,8 @@ export function analyticsStore(): ObjectStore {
   if (bucket) {
     // Built with the first call that needs it: a function that never reads analytics never loads the S3 client.
     const client = async () => new (await import('@aws-sdk/client-s3')).S3Client({ forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined });
-    return (store = new S3Store(client, bucket));
+    // Only S3 itself is known to drop an object's tags when it is written again (object-store.ts).
+    return (store = new S3Store(client, bucket, undefined, process.env.AWS_ENDPOINT_URL_S3 !== undefined));
   }
   const directory = process.env.ANALYTICS_DIR;
   if (!directory) throw new Error('Environment variable ANALYTICS_BUCKET or ANALYTICS_DIR is required but neither is set');

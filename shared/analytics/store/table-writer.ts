@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { mapWithConcurrency } from '../../map-with-concurrency';
 import { withDuckDB, sqlString } from './duckdb';
 import { analyticsStore } from './store-config';
-import { addFiles, fileKeyOf } from './partitions';
+import { noteAppend } from './compaction-runner';
+import { clearDeadRemoval, readLedger } from './compaction-ledger';
+import { addFiles, fileKeyOf, type PartitionFiles } from './partitions';
 import { columnsDdl, type TableDefinition } from './tables';
 
 /** Where files are written before they are stored: in Lambda the only writable place is /tmp. */
@@ -41,15 +43,14 @@ export async function writeParquetFile(table: TableDefinition, rows: ReadonlyArr
 /**
  * Appends rows to a pixel's table, one file per UTC date under `name`: each file is stored, then
  * added to its date's live set (partitions.ts). Running it again with the same rows and name
- * stores the same files again and adds nothing new, so a retried projection is harmless.
+ * stores the same files again and adds nothing new, so a retried projection is harmless. A date
+ * the append leaves due for compaction is noted for the process to compact (compaction-runner.ts).
  */
 export async function appendRows(table: TableDefinition, pixelId: string, name: string, rowsByDate: ReadonlyMap<string, ReadonlyArray<readonly unknown[]>>): Promise<void> {
   // Two dates at a time: handing rows to the engine runs on the event loop, and a seed of many
   // days at once would hold it long enough for the process's other calls to time out.
   await mapWithConcurrency([...rowsByDate], WRITE_CONCURRENCY, async ([date, rows]) => {
-    if (rows.length === 0) return;
-    await storeFile(table, pixelId, date, name, rows);
-    await addFiles(pixelId, table.name, date, [name]);
+    if (rows.length > 0) noteAppend(table, pixelId, await appendFile(table, pixelId, date, name, rows));
   });
 }
 
@@ -67,3 +68,22 @@ export async function storeFile(table: TableDefinition, pixelId: string, partiti
 }
 
 const WRITE_CONCURRENCY = 2;
+
+/** How often an append that meets a compaction removing a file of its name tries (about 6 s in all) before it fails, for the projection to be retried. */
+const MAX_ADD_ATTEMPTS = 7;
+
+async function appendFile(table: TableDefinition, pixelId: string, date: string, name: string, rows: ReadonlyArray<readonly unknown[]>): Promise<PartitionFiles> {
+  const key = fileKeyOf(table.name, pixelId, date, name);
+  for (let attempt = 1; ; attempt++) {
+    await storeFile(table, pixelId, date, name, rows);
+    const added = await addFiles(pixelId, table.name, date, [name]);
+    if (added !== 'removing') return added;
+    // A compaction is removing a file of this name (it merged this very append before): the
+    // copy just stored may be what it removes, so it is stored again once the removal is over.
+    if (attempt >= MAX_ADD_ATTEMPTS) throw new Error(`The analytics store is still removing '${key}'; the append is to be retried`);
+    await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    const ledger = await readLedger(pixelId, table.name, date);
+    // A holder that failed or died mid-removal removes nothing more: its mark is cleared here.
+    if (ledger?.removing.includes(name) && !(ledger.lease && ledger.lease.until >= Date.now())) await clearDeadRemoval(pixelId, table.name, date, name, Date.now());
+  }
+}

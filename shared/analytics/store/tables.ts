@@ -2,7 +2,8 @@
  * The tables of the analytics store: each a set of Parquet files per pixel and UTC date, with the
  * columns below (DuckDB types; Glue's in `GLUE_TYPES`). A table's rows are what was received, as
  * received: which of them are live (a repeated delivery, a superseded statement) is decided by
- * the table's read rule, applied by every reader and by compaction alike (live-rows.ts).
+ * the table's read rule, which every reader applies (event-facts.ts for events). Compaction may
+ * only drop or fold rows that rule would not count, which the table says below.
  */
 export type ColumnType = 'VARCHAR' | 'BOOLEAN' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'DATE' | 'TIMESTAMP' | 'VARCHAR[]';
 
@@ -26,7 +27,29 @@ export interface TableDefinition {
    */
   buckets?: number;
   columns: readonly Column[];
+  /**
+   * Two rows equal in every column are one fact stored twice (a write repeated by a retry, the
+   * same delivery in two batches), so compaction keeps one of them. Set it only when the table's
+   * read rule already counts such rows once: then dropping a copy changes no reader's answer.
+   * Without it, compaction keeps every row, copies included.
+   */
+  dropIdenticalRows?: boolean;
+  /**
+   * The SELECT compaction merges a date's files through, given their rows as `input` (a
+   * parenthesised relation with the table's columns): a table whose read rule keeps one row per
+   * key can keep only that row (the latest version, say), and leave out tombstones that shadow
+   * nothing left. It must give the table's columns and keep every row a reader would count, so
+   * that no reader's answer changes; the order does not matter (compaction sorts). The input may
+   * be only some of a date's files (a tiered merge), so a row may be left out only for what the
+   * input itself holds: a later version in it, not the absence of one. Default:
+   * `SELECT * FROM input`, `SELECT DISTINCT *` with `dropIdenticalRows`.
+   */
+  compactSql?: (input: string) => string;
 }
+
+/** How compaction merges a table's rows (`compactSql`, or its default). */
+export const compactionSelect = (table: TableDefinition): ((input: string) => string) =>
+  table.compactSql ?? ((input) => `SELECT ${table.dropIdenticalRows ? 'DISTINCT ' : ''}* FROM ${input}`);
 
 /** How Athena (Glue) names each type. */
 export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
@@ -49,6 +72,9 @@ export const EVENTS_TABLE = {
   name: 'events',
   description: 'Accepted tracking events, one row per delivery; partitioned by the UTC date of ts',
   partitionedBy: 'ts',
+  // The read rule takes one row per (event_id, entry_id) first, and rows sharing those are equal
+  // in every column (an entry's events never change), so a copy of a row is never counted.
+  dropIdenticalRows: true,
   columns: [
     { name: 'event_id', type: 'VARCHAR', description: 'The idempotency key: the client\u2019s eventId, or a ULID assigned at receipt' },
     { name: 'entry_id', type: 'VARCHAR', description: 'The ingestion log entry (a ULID, in acceptance order) that delivered it; an entry holds an event_id once' },
@@ -87,6 +113,9 @@ export const EVENTS_TABLE = {
  */
 export const ORDERS_TABLE = {
   name: 'orders',
+  // Of the versions a merge's input holds, the current one of each order (a tombstone included:
+  // it still hides older versions in files outside the input).
+  compactSql: (input: string) => CURRENT_ORDERS_SQL(input),
   description: 'Orders, one row per version (the highest revision of an order_id is the order); partitioned by a hash of order_id',
   partitionedBy: 'order_date',
   buckets: 16,
@@ -118,6 +147,16 @@ export const ORDERS_TABLE = {
     { name: 'sources', type: 'VARCHAR', description: 'JSON: every statement about the order by key, from which the row is folded' },
   ],
 } as const satisfies TableDefinition;
+
+/**
+ * The read rule of the orders table, the one definition readers, writers and compaction use: an
+ * order id's row of highest revision. A revision is written once (each on the version of its
+ * bucket's live set it was folded from), so that row is one row; a semi-join on the highest
+ * revisions lets a reader read only the columns it selects.
+ */
+export function CURRENT_ORDERS_SQL(rows: string): string {
+  return `SELECT * FROM ${rows} SEMI JOIN (SELECT order_id, max(revision) AS revision FROM ${rows} GROUP BY order_id) AS current USING (order_id, revision)`;
+}
 
 /** The partition a key's rows live in, for a table with `buckets`: FNV-1a of the key, two digits. */
 export function bucketOf(table: Pick<TableDefinition, 'buckets'>, key: string): string {
@@ -223,6 +262,15 @@ export const SKU_COSTS_TABLE = {
     IMPORT_ID,
   ],
 } as const satisfies TableDefinition;
+
+/**
+ * Every table of the store: what `npm run compact` and the sweep of replaced files go through
+ * when no table is named. A table joins by being listed here.
+ */
+export const ANALYTICS_TABLES: readonly TableDefinition[] = [EVENTS_TABLE, ORDERS_TABLE, ADS_TABLE, AD_HOURS_TABLE, FX_RATES_TABLE, SKU_COSTS_TABLE];
+
+/** The registered table of that name, or undefined. */
+export const analyticsTable = (name: string): TableDefinition | undefined => ANALYTICS_TABLES.find((table) => table.name === name);
 
 /** The DDL of a table's columns, as DuckDB takes it. */
 export const columnsDdl = (table: TableDefinition): string => table.columns.map((column) => `"${column.name}" ${column.type}`).join(', ');
