@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrder, readCustomerHistory, readOrderFacts, readOrders, toQueryOrder, upsertOrders } from '../../shared/analytics/store/order-store';
+import { compactPartition, sweepReplacedFiles } from '../../shared/analytics/store/compaction';
 import { liveFiles } from '../../shared/analytics/store/partitions';
 import { resetAnalyticsStore } from '../../shared/analytics/store/store-config';
 import { allBuckets, bucketOf, ORDERS_TABLE } from '../../shared/analytics/store/tables';
@@ -97,6 +98,26 @@ describe.each([
     expect(await getOrder(pixelId, 'm-1')).toBeUndefined();
     await upsertOrders(pixelId, [statement('m-1', 'third', START + 120_000, { value: 7, currency: 'EUR' })]);
     expect(await getOrder(pixelId, 'm-1')).toMatchObject({ value: 7, currency: 'EUR', orderDate: iso(START + 120_000) });
+  });
+
+  it('compacts a bucket to each order\u2019s current version, then removes the replaced files after the grace, answers unchanged', async () => {
+    const pixelId = pixel('compact');
+    const bucket = bucketOf(ORDERS_TABLE, 'c-1');
+    for (let step = 0; step < 6; step++) await upsertOrders(pixelId, [statement('c-1', `step-${step}`, START + step * 60_000, { value: 10 + step, currency: 'USD' })]);
+    await upsertOrders(pixelId, [statement('c-1', 'gone', START + 10 * 60_000, { value: 99 })]);
+    await upsertOrders(pixelId, [], [{ orderId: 'c-1', key: 'gone', beforePos: '0' }]);
+    const before = await readOrders(pixelId, whole.from, whole.to);
+    expect(before).toMatchObject([{ orderId: 'c-1', value: 15 }]);
+    expect((await liveFiles(pixelId, ORDERS_TABLE.name, bucket, bucket))[0]!.files).toHaveLength(8);
+
+    const report = await compactPartition(ORDERS_TABLE, pixelId, bucket, { mode: 'whole', graceMs: 0 });
+    expect(report).toMatchObject({ outcome: 'compacted', filesIn: 8, rows: 1 });
+    expect((await liveFiles(pixelId, ORDERS_TABLE.name, bucket, bucket))[0]!.files).toHaveLength(1);
+    expect(await readOrders(pixelId, whole.from, whole.to)).toEqual(before);
+    // A later write builds on the compacted version.
+    await upsertOrders(pixelId, [statement('c-1', 'after', START + 20 * 60_000, { value: 77 })]);
+    expect(await getOrder(pixelId, 'c-1')).toMatchObject({ value: 77 });
+    await sweepReplacedFiles({ graceMs: 0 });
   });
 
   it('reads the orders refunded in a range, and a customer\u2019s history through identifiers shared transitively', async () => {

@@ -247,7 +247,7 @@ export async function sweepReplacedFiles(options: { graceMs?: number; leaseMs?: 
   const report: SweepReport = { partitions: 0, removed: 0, pending: 0 };
   for (const { key, lastModified } of await store.list(HINT_PREFIX)) {
     if (report.partitions >= limit) break;
-    const match = /^_compacted\/([^/]+)\/([^/]+)\/(\d{4}-\d{2}-\d{2})\.json$/.exec(key);
+    const match = /^_compacted\/([^/]+)\/([^/]+)\/(\d{4}-\d{2}-\d{2}|\d{2})\.json$/.exec(key);
     if (!match) continue;
     if (lastModified.getTime() + graceMs > now()) {
       report.pending += 1;
