@@ -24,8 +24,8 @@ import { noteAppend } from './compaction-runner';
  * changed orders' next versions as one file, added to the bucket's live set only if the set is
  * still at the version read. A writer that loses that race (another write, a compaction) reads
  * again and folds again, so two writers never both build on one version. A file written and
- * never added (a crash, a lost race) is never read; its name derives from its rows, so running
- * the same write again writes the same file, and a write whose sources are all known already
+ * never added (a crash, a lost race) is never read; its name derives from the versions it holds,
+ * so running the same write again writes the same file, and a write whose sources are all known already
  * writes nothing: retries change nothing.
  */
 export interface VersionedOrder {
@@ -437,5 +437,3 @@ export async function readVersionedOrders(pixelId: string, from: Date, to: Date)
 }
 
 export type { FieldTimes };
-
-export { CURRENT_ORDERS_SQL };
