@@ -5,7 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { fileKeyOf } from '../../shared/analytics/store/partitions';
+import { CURRENT_ORDERS_SQL } from '../../shared/analytics/store/tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageView, purchaseEvent } from '../support/event-fixtures';
 import { call, mintKey, pipelineDrained, startLocalServer, type RunningServer } from '../support/local-server';
@@ -57,10 +59,55 @@ async function storedEventsOf(pixelId: string): Promise<Array<Record<string, any
     });
 }
 
-async function orderOf(pixelId: string, orderId: string) {
+/**
+ * An order as the server's analytics store holds it, read as every reader reads it: the live
+ * files of the orders table (listed in the server's store), the current version of the order.
+ */
+async function orderOf(pixelId: string, orderId: string): Promise<Record<string, unknown> | undefined> {
   await pipelineDrained(server);
-  const { Item } = await store.send(new GetCommand({ TableName: TABLE, Key: { PK: `PIXEL#${pixelId}#ORDER#${orderId}`, SK: 'ORDER' } }));
-  return Item;
+  const partitions = (await allItems()).filter((item) => item.PK === `PIXEL#${pixelId}#PARQUET#orders`);
+  const paths = partitions.flatMap((item) => [...(item.files as Set<string>)].map((name) => join(server.env.DATA_DIR!, 'analytics', fileKeyOf('orders', pixelId, item.SK as string, name))));
+  if (paths.length === 0) return undefined;
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const connection = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    const rows = (await connection.runAndReadAll(
+      `SELECT value, currency, source_name, tags, payment_gateway, financial_status, refunds, email_hashes, phone_hashes, user_ids
+       FROM (${CURRENT_ORDERS_SQL(`read_parquet([${paths.map((path) => `'${path}'`).join(', ')}])`)}) WHERE order_id = $orderId AND NOT deleted`,
+      { orderId },
+    )).getRowObjectsJS();
+    const [row] = rows;
+    return row === undefined
+      ? undefined
+      : {
+          value: row.value,
+          currency: row.currency,
+          sourceName: row.source_name,
+          tags: row.tags,
+          paymentGateway: row.payment_gateway,
+          financialStatus: row.financial_status,
+          refunds: JSON.parse(row.refunds as string),
+          customer: { emailHashes: row.email_hashes, phoneHashes: row.phone_hashes, userIds: row.user_ids },
+        };
+  } finally {
+    connection.closeSync();
+  }
+}
+
+/** Every row of every file of the server's analytics store, as text. */
+async function analyticsStoreText(): Promise<string> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const connection = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    const texts: string[] = [];
+    for (const table of ['events', 'orders']) {
+      const rows = (await connection.runAndReadAll(`SELECT CAST(to_json(list(t)) AS VARCHAR) AS rows FROM read_parquet('${join(server.env.DATA_DIR!, 'analytics', table)}/**/*.parquet') AS t`)).getRowObjectsJS();
+      texts.push(String(rows[0]?.rows));
+    }
+    return texts.join('\n');
+  } finally {
+    connection.closeSync();
+  }
 }
 
 function importOrders(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -178,8 +225,11 @@ describe('POST /tr/api/events through the local server', () => {
 
     await pipelineDrained(server);
     const table = JSON.stringify(await allItems(), (_key, value) => (value instanceof Uint8Array && value[0] === 0x1f && value[1] === 0x8b ? gunzipSync(value).toString('utf8') : value));
+    const analytics = await analyticsStoreText();
+    expect(analytics).toContain(sha256(EMAIL.toLowerCase()));
     for (const raw of [EMAIL, EMAIL.toLowerCase(), PHONE, '+33612345678']) {
       expect(table).not.toContain(raw);
+      expect(analytics).not.toContain(raw);
       expect(server.output()).not.toContain(raw);
     }
     expect(table).toContain(sha256(EMAIL.toLowerCase()));
