@@ -58,14 +58,16 @@ export async function spawnLocalServer(
     : spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], { cwd: options.projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  // A process ended by a signal keeps exitCode null and has its signalCode instead: either means it is gone.
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   const exited = () =>
     new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (gone()) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
     });
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
     new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (gone()) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
       child.kill(signal);
     });
