@@ -4,11 +4,10 @@ import { calendarOf, cellsFromHours } from '../../shared/ads/ad-series';
 import { AdFactsImport, readAdCells, readAdHours, readAds, type HourlyMetrics } from '../../shared/analytics/store/ad-facts';
 import { readFxTable } from '../../shared/analytics/store/fx-rates';
 import { liveFiles } from '../../shared/analytics/store/partitions';
-import { resetAnalyticsStore } from '../../shared/analytics/store/store-config';
 import { adImportSchema, type Ad } from '../../shared/schemas/ad-import';
 import { hourRow, validAdInput } from '../support/ad-fixtures';
 import { useFreshTable } from '../support/fresh-table';
-import { startS3Server } from '../support/s3-server';
+import { ANALYTICS_STORES, useDirectoryAnalyticsStore } from '../support/s3-server';
 
 /*
  * The ad tables of the analytics store (ads, ad_hours, fx_rates): imports write rows, and the
@@ -66,34 +65,12 @@ async function store(pixelId: string, sequence: Parameters<typeof expected>[0], 
   }
 }
 
-let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
-
 beforeAll(async () => {
   await useFreshTable();
 });
-afterAll(async () => {
-  delete process.env.ANALYTICS_BUCKET;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  resetAnalyticsStore();
-  await s3?.close();
-});
+afterAll(useDirectoryAnalyticsStore);
 
-describe.each([
-  { store: 'a directory', use: async () => {} },
-  {
-    store: 'an S3 bucket',
-    use: async () => {
-      s3 = await startS3Server();
-      process.env.ANALYTICS_BUCKET = s3.bucket;
-      process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-      process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-      process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-      resetAnalyticsStore();
-    },
-  },
-])('the ad tables in $store', ({ store: storeName, use }) => {
+describe.each(ANALYTICS_STORES)('the ad tables in $store', ({ store: storeName, use }) => {
   let run = 0;
   const pixel = (name: string) => `px_${storeName.replace(/\W/g, '')}_${name}_${run++}`;
   beforeAll(use);

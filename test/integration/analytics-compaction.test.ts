@@ -1,27 +1,19 @@
 import { GetObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { resetAnalyticsStore } from '../../shared/analytics/store/store-config';
 import { compactionSuite } from '../support/compaction-suite';
 import { useFreshTable } from '../support/fresh-table';
-import { startS3Server } from '../support/s3-server';
+import { useDirectoryAnalyticsStore, useS3AnalyticsStore, type S3Server } from '../support/s3-server';
 
 /*
  * Compaction of the analytics store, on both stores: a directory (local) and an S3 bucket through
  * the real SDK client (a local S3-compatible server, which supports object tagging as S3 does).
  */
-let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
+let s3: S3Server | undefined;
 
 beforeAll(async () => {
   await useFreshTable();
 });
-afterAll(async () => {
-  delete process.env.ANALYTICS_BUCKET;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  resetAnalyticsStore();
-  await s3?.close();
-});
+afterAll(useDirectoryAnalyticsStore);
 
 describe('a directory', () => {
   // A directory deletes what it retires: nothing retired is left to tell apart.
@@ -30,13 +22,7 @@ describe('a directory', () => {
 
 describe('an S3 bucket', () => {
   beforeAll(async () => {
-    s3 = await startS3Server();
-    process.env.ANALYTICS_BUCKET = s3.bucket;
-    process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-    // The local S3 server knows one key pair; the local DynamoDB takes any.
-    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-    resetAnalyticsStore();
+    s3 = await useS3AnalyticsStore();
   });
   // A bucket tags what it retires, for its lifecycle rule to expire. Fewer interleavings than on
   // a directory: what differs here is how files are retired, not how compactions interleave.

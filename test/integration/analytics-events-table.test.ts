@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEDUP_WINDOW_DAYS, readEventCounts, readEvents } from '../../shared/analytics/store/event-facts';
 import { eventsTableProjector } from '../../shared/analytics/store/events-table-projector';
 import { liveFiles } from '../../shared/analytics/store/partitions';
-import { resetAnalyticsStore } from '../../shared/analytics/store/store-config';
 import type { ProjectedEntry } from '../../shared/pipeline/projector';
 import type { StoredEvent } from '../../shared/tracking/stored-event';
 import { useFreshTable } from '../support/fresh-table';
-import { startS3Server } from '../support/s3-server';
+import { ANALYTICS_STORES, useDirectoryAnalyticsStore } from '../support/s3-server';
 
 /*
  * The events table of the analytics store: every delivery written, the first delivery of an
@@ -35,35 +34,12 @@ async function project(pixelId: string, entries: ProjectedEntry[]): Promise<void
   await eventsTableProjector.project({ pixelId, entries, orders: [] });
 }
 
-let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
-
 beforeAll(async () => {
   await useFreshTable();
 });
-afterAll(async () => {
-  delete process.env.ANALYTICS_BUCKET;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  resetAnalyticsStore();
-  await s3?.close();
-});
+afterAll(useDirectoryAnalyticsStore);
 
-describe.each([
-  { store: 'a directory', use: async () => {} },
-  {
-    store: 'an S3 bucket',
-    use: async () => {
-      s3 = await startS3Server();
-      process.env.ANALYTICS_BUCKET = s3.bucket;
-      process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-      // The local S3 server knows one key pair; the local DynamoDB takes any.
-      process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-      process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-      resetAnalyticsStore();
-    },
-  },
-])('the events table in $store', ({ store, use }) => {
+describe.each(ANALYTICS_STORES)('the events table in $store', ({ store, use }) => {
   const pixel = (name: string) => `px_${store.replace(/\W/g, '')}_${name}`;
   beforeAll(use);
 

@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrder, readCustomerHistory, readOrderFacts, readOrders, toQueryOrder, upsertOrders } from '../../shared/analytics/store/order-store';
 import { compactPartition, sweepReplacedFiles } from '../../shared/analytics/store/compaction';
 import { liveFiles } from '../../shared/analytics/store/partitions';
-import { resetAnalyticsStore } from '../../shared/analytics/store/store-config';
 import { allBuckets, bucketOf, ORDERS_TABLE } from '../../shared/analytics/store/tables';
 import { applySources, foldSources, type OrderSource } from '../../shared/orders/order-sources';
 import type { OrderUpdate } from '../../shared/orders/order';
 import { useFreshTable } from '../support/fresh-table';
-import { startS3Server } from '../support/s3-server';
+import { ANALYTICS_STORES, useDirectoryAnalyticsStore } from '../support/s3-server';
 
 /*
  * The orders table of the analytics store: a row per version of an order, partitioned by a hash
@@ -38,34 +37,12 @@ function statement(orderId: string, key: string, at: number, fields: OrderUpdate
 
 const whole = { from: new Date(START - 400 * DAY), to: new Date(START + 400 * DAY) };
 
-let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
-
 beforeAll(async () => {
   await useFreshTable();
 });
-afterAll(async () => {
-  delete process.env.ANALYTICS_BUCKET;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  resetAnalyticsStore();
-  await s3?.close();
-});
+afterAll(useDirectoryAnalyticsStore);
 
-describe.each([
-  { store: 'a directory', use: async () => {} },
-  {
-    store: 'an S3 bucket',
-    use: async () => {
-      s3 = await startS3Server();
-      process.env.ANALYTICS_BUCKET = s3.bucket;
-      process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-      process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-      process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-      resetAnalyticsStore();
-    },
-  },
-])('the orders table in $store', ({ store, use }) => {
+describe.each(ANALYTICS_STORES)('the orders table in $store', ({ store, use }) => {
   const pixel = (name: string) => `px_${store.replace(/\W/g, '')}_${name}`;
   beforeAll(use);
 
