@@ -1,8 +1,7 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { daysBetween, readEventPages } from '../store/event-repository';
 import { readVersionedOrders, upsertOrders } from '../analytics/store/order-store';
 import type { OrderSource, StoredSources } from '../orders/order-sources';
-import { bulkDocumentClient, tableName } from '../store/dynamo-client';
+import { batchWrite } from '../store/batch-write';
 import { queryAll } from '../store/query-all';
 import type { Projector } from './projector';
 import { readModelProjectors, runProjectors } from './read-models';
@@ -67,10 +66,7 @@ async function moveStoredOrders(pixelId: string, range: { from: Date; to: Date }
       .filter((item) => item.deleted !== true && typeof item.sources === 'string')
       .flatMap((item) => Object.entries(JSON.parse(item.sources as string) as StoredSources).map(([key, source]): OrderSource => ({ key, ...source })));
     await upsertOrders(pixelId, sources);
-    for (let start = 0; start < items.length; start += 25) {
-      const chunk = items.slice(start, start + 25);
-      await bulkDocumentClient.send(new BatchWriteCommand({ RequestItems: { [tableName()]: chunk.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })) } }));
-    }
+    await batchWrite(items.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
     moved += items.filter((item) => item.deleted !== true).length;
   }
   return moved;

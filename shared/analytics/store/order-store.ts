@@ -239,10 +239,15 @@ async function readCurrentRows(pixelId: string, partition: PartitionFiles, order
   });
 }
 
-/** Makes the pixel's current, live orders readable on a connection as the view `orders`. */
-export async function registerOrders(connection: DuckDBConnection, pixelId: string): Promise<void> {
+/** Makes every version of the pixel's orders, in every bucket's live files, readable as the view `order_versions`. */
+async function registerOrderVersions(connection: DuckDBConnection, pixelId: string): Promise<void> {
   const buckets = allBuckets(ORDERS_TABLE);
   await registerFilesView(connection, ORDERS_TABLE, pixelId, await liveFiles(pixelId, ORDERS_TABLE.name, buckets[0]!, buckets.at(-1)!), 'order_versions');
+}
+
+/** Makes the pixel's current, live orders readable on a connection as the view `orders`. */
+export async function registerOrders(connection: DuckDBConnection, pixelId: string): Promise<void> {
+  await registerOrderVersions(connection, pixelId);
   await connection.run(`CREATE OR REPLACE TEMP VIEW orders AS SELECT * FROM (${CURRENT_ORDERS_SQL('order_versions')}) WHERE NOT deleted`);
 }
 
@@ -291,6 +296,10 @@ export async function readOrders(pixelId: string, from: Date, to: Date): Promise
   return selectOrders(pixelId, 'order_date >= make_timestamp($from * 1000) AND order_date < make_timestamp($to * 1000)', { from: from.getTime(), to: to.getTime() });
 }
 
+/** An order's items as costing reads them: SKU, quantity, unit price and unit cost, nothing else. */
+const costedItems = (items: NonNullable<Order['items']>): NonNullable<QueryOrder['items']> =>
+  items.map(({ sku, quantity, price, cost }) => ({ ...(sku === undefined ? {} : { sku }), quantity, price, ...(cost === undefined ? {} : { cost }) }));
+
 /** An order as the query reads it: the stored order without bookkeeping. */
 export function toQueryOrder(order: Order): QueryOrder {
   return {
@@ -306,7 +315,7 @@ export function toQueryOrder(order: Order): QueryOrder {
     refunds: order.refunds.map((refund) => ({ amount: refund.amount, processedAt: new Date(refund.processedAt).toISOString() })),
     customer: { userIds: order.customer.userIds, emailHashes: order.customer.emailHashes, phoneHashes: order.customer.phoneHashes },
     // Only what costing reads.
-    ...(order.items?.length ? { items: order.items.map(({ sku, quantity, price, cost }) => ({ ...(sku === undefined ? {} : { sku }), quantity, price, ...(cost === undefined ? {} : { cost }) })) } : {}),
+    ...(order.items?.length ? { items: costedItems(order.items) } : {}),
     ...(order.shippingCost === undefined ? {} : { shippingCost: order.shippingCost }),
   };
 }
@@ -344,7 +353,7 @@ function factOfRow(row: Record<string, unknown>, parts: FactParts): QueryOrder {
   };
   if (parts.costs) {
     const items = row.items === null ? [] : (JSON.parse(row.items as string) as NonNullable<Order['items']>);
-    if (items.length > 0) fact.items = items.map(({ sku, quantity, price, cost }) => ({ ...(sku === undefined ? {} : { sku }), quantity, price, ...(cost === undefined ? {} : { cost }) }));
+    if (items.length > 0) fact.items = costedItems(items);
     if (row.shipping_cost !== null) fact.shippingCost = row.shipping_cost as number;
   }
   return fact;
@@ -419,8 +428,7 @@ const IDENTITY_KEYS_SQL = `list_concat(
  */
 export async function readVersionedOrders(pixelId: string, from: Date, to: Date): Promise<{ orders: VersionedOrder[]; deleted: DeletedOrder[] }> {
   return withDuckDB(async (connection) => {
-    const buckets = allBuckets(ORDERS_TABLE);
-    await registerFilesView(connection, ORDERS_TABLE, pixelId, await liveFiles(pixelId, ORDERS_TABLE.name, buckets[0]!, buckets.at(-1)!), 'order_versions');
+    await registerOrderVersions(connection, pixelId);
     const result = await connection.runAndReadAll(
       `SELECT ${ORDER_SELECT}, revision, deleted FROM (${CURRENT_ORDERS_SQL('order_versions')})
        WHERE deleted OR (order_date >= make_timestamp($from * 1000) AND order_date < make_timestamp($to * 1000)) ORDER BY order_date, order_id`,
